@@ -71,6 +71,9 @@ class Board:
     destinations: tuple[Destination, ...]  # destinations[i].id == i
     rhine: tuple[tuple[float, float], ...] = ()  # polyline in map x/y, for drawing
     location_index: dict[str, int] = field(init=False, repr=False, compare=False)
+    # (id, length, colour index in CARD_COLORS or -1 for grey, twin id or -1) per road,
+    # for the engine's hot loops.
+    road_table: tuple[tuple[int, int, int, int], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         index = {loc.id: i for i, loc in enumerate(self.locations)}
@@ -95,6 +98,16 @@ class Board:
             if dest.a not in index or dest.b not in index or dest.a == dest.b:
                 raise ValueError(f"destination {dest.id} names unknown or equal places")
         object.__setattr__(self, "location_index", index)
+        table = tuple(
+            (
+                r.id,
+                r.length,
+                -1 if r.color == GREY else CARD_COLORS.index(r.color),
+                -1 if r.double_of is None else r.double_of,
+            )
+            for r in self.roads
+        )
+        object.__setattr__(self, "road_table", table)
 
     @property
     def short_destinations(self) -> tuple[Destination, ...]:

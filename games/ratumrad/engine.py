@@ -123,12 +123,16 @@ class GameState:
     end_reason: str | None = None
     seq: int = 0  # moves applied
     results: list[dict] | None = None
+    seats: dict[PlayerId, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.seats = {player.id: i for i, player in enumerate(self.players)}
 
     def index_of(self, player_id: PlayerId) -> int:
-        for i, player in enumerate(self.players):
-            if player.id == player_id:
-                return i
-        raise NotSeated(f"player {player_id!r} has no seat in this game")
+        try:
+            return self.seats[player_id]
+        except (KeyError, TypeError):
+            raise NotSeated(f"player {player_id!r} has no seat in this game") from None
 
 
 # ---------------------------------------------------------------------------- setup (R2)
@@ -227,6 +231,13 @@ def _take_moves(state: GameState, *, second: bool) -> list[dict]:
     return moves
 
 
+def _can_take_second(state: GameState) -> bool:
+    """R5.4/R5.7: a second card exists unless only face-up jokers (or nothing) are left."""
+    if state.deck:
+        return True
+    return any(card is not None and card != J for card in state.face_up)
+
+
 def _can_draw_wheels(state: GameState) -> bool:
     """R5.7: drawing is possible while the deck has cards or two or more are face up."""
     if state.deck:
@@ -252,22 +263,24 @@ def _build_moves(state: GameState, pi: int) -> list[dict]:
     player = state.players[pi]
     hand = player.hand
     jokers = hand[J]
+    wheels = player.wheels
     owner = state.road_owner
     small_game = len(state.players) <= 3
+    # Which colours can pay how many wheels: hand[c] + jokers (R6.1).
+    reach = [count + jokers for count in hand[:J]]
+    best = max(reach)
     moves = []
-    for road in state.board.roads:
-        n = road.length
-        if n > player.wheels or owner[road.id] is not None:
+    for road_id, n, ci, twin in state.board.road_table:
+        if n > wheels or n > best or owner[road_id] is not None:
             continue
-        twin = road.double_of
-        if twin is not None and (owner[twin] == pi or (small_game and owner[twin] is not None)):
+        if twin >= 0 and (owner[twin] == pi or (small_game and owner[twin] is not None)):
             continue
-        if road.color == GREY:
-            for ci, color in enumerate(CARD_COLORS):
-                if hand[ci] + jokers >= n:
-                    moves.append({"type": "BUILD_ROAD", "road": road.id, "color": color})
-        elif hand[COLOR_INDEX[road.color]] + jokers >= n:
-            moves.append({"type": "BUILD_ROAD", "road": road.id, "color": road.color})
+        if ci < 0:
+            for cj, color in enumerate(CARD_COLORS):
+                if reach[cj] >= n:
+                    moves.append({"type": "BUILD_ROAD", "road": road_id, "color": color})
+        elif reach[ci] >= n:
+            moves.append({"type": "BUILD_ROAD", "road": road_id, "color": CARD_COLORS[ci]})
     return moves
 
 
@@ -418,7 +431,7 @@ def _take_wheel(state: GameState, pi: int, move: dict, events: list[dict]) -> No
         )
     _settle_cards(state, events)  # R5.2 refill, R5.5, R5.6
     ends_draw = second or (source == "face_up" and card == J)  # R5.3
-    if not ends_draw and not _take_moves(state, second=True):
+    if not ends_draw and not _can_take_second(state):
         ends_draw = True  # R5.7: nothing legal is left for the second card
     if ends_draw:
         _end_turn(state, events)
@@ -594,6 +607,8 @@ def _reshuffle_if_empty(state: GameState, events: list[dict]) -> None:
 
 def _refill_display(state: GameState, events: list[dict]) -> None:
     face_up = state.face_up
+    if None not in face_up:
+        return
     for slot in range(DISPLAY_SIZE):
         if face_up[slot] is None:
             _reshuffle_if_empty(state, events)
