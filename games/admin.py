@@ -1,0 +1,1 @@
+"""Admin for games, seats and moves (none yet)."""

@@ -1,0 +1,1 @@
+"""Games, seats and moves; the rules themselves live in games/ratumrad/."""

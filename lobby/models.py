@@ -1,0 +1,1 @@
+"""Lobby data (none yet)."""

@@ -1,0 +1,1 @@
+"""Admin for ratings and achievements (none yet)."""
