@@ -89,14 +89,26 @@ class Board:
             if road.color not in CARD_COLORS and road.color != GREY:
                 raise ValueError(f"road {road.id} has unknown colour {road.color!r}")
             if road.double_of is not None:
-                twin = self.roads[road.double_of]
-                if twin.double_of != road.id or {twin.a, twin.b} != {road.a, road.b}:
-                    raise ValueError(f"road {road.id} and {road.double_of} are not a proper double")
+                twin_id = road.double_of
+                twin = self.roads[twin_id] if 0 <= twin_id < len(self.roads) else None
+                if (
+                    twin is None
+                    or twin_id == road.id
+                    or twin.double_of != road.id
+                    or {twin.a, twin.b} != {road.a, road.b}
+                    or twin.length != road.length
+                ):
+                    raise ValueError(f"road {road.id} and {twin_id} are not a proper double")
+        for loc in self.locations:
+            if loc.bank not in ("gross", "klein", ""):
+                raise ValueError(f"place {loc.id} has unknown bank {loc.bank!r}")
         for i, dest in enumerate(self.destinations):
             if dest.id != i:
                 raise ValueError(f"destination ids must be 0..n-1 in order, got {dest.id} at {i}")
             if dest.a not in index or dest.b not in index or dest.a == dest.b:
                 raise ValueError(f"destination {dest.id} names unknown or equal places")
+            if dest.points <= 0:
+                raise ValueError(f"destination {dest.id} must be worth some points")
         object.__setattr__(self, "location_index", index)
         table = tuple(
             (
