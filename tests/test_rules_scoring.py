@@ -266,3 +266,15 @@ def test_R8_3_a_vote_during_a_destination_choice_returns_the_drawn_cards():
     engine.apply(state, alice.id, VOTE)
     engine.apply(state, bob.id, VOTE)
     assert alice.pending == [] and set(drawn) <= set(state.short_deck)
+
+
+def test_R8_3_a_game_ended_from_outside_is_scored_like_any_other():
+    state = started(2)
+    alice, bob = state.players
+    alice.destinations = bob.destinations = []
+    give_roads(state, alice, [5])
+    events = engine.end_game(state, "admin")
+    assert state.status == engine.FINISHED and state.end_reason == "admin"
+    assert events[-1]["kind"] == "game_over" and events[-1]["winners"] == [alice.id]
+    with pytest.raises(engine.GameOver):
+        engine.end_game(state, "admin")

@@ -666,6 +666,16 @@ def _finish(state: GameState, events: list[dict], reason: str) -> None:
     events.append({"kind": "game_over", "reason": reason, "winners": winners})
 
 
+def end_game(state: GameState, reason: str) -> list[dict]:
+    """End a running game now (an admin's decision), scored as usual (R8.3)."""
+    if state.status == FINISHED:
+        raise GameOver("the game is over")
+    events: list[dict] = []
+    _finish(state, events, reason)
+    state.seq += 1
+    return events
+
+
 # ---------------------------------------------------------------------------- scoring (R3, R8.3)
 
 
