@@ -120,6 +120,10 @@ class Board:
             for r in self.roads
         )
         object.__setattr__(self, "road_table", table)
+        by_length = tuple(
+            tuple(row for row in table if row[1] == n) for n in range(max(ROAD_POINTS) + 1)
+        )
+        object.__setattr__(self, "roads_by_length", by_length)
 
     @property
     def short_destinations(self) -> tuple[Destination, ...]:

@@ -268,19 +268,20 @@ def _build_moves(state: GameState, pi: int) -> list[dict]:
     small_game = len(state.players) <= 3
     # Which colours can pay how many wheels: hand[c] + jokers (R6.1).
     reach = [count + jokers for count in hand[:J]]
-    best = max(reach)
+    longest = min(wheels, max(reach))
     moves = []
-    for road_id, n, ci, twin in state.board.road_table:
-        if n > wheels or n > best or owner[road_id] is not None:
-            continue
-        if twin >= 0 and (owner[twin] == pi or (small_game and owner[twin] is not None)):
-            continue
-        if ci < 0:
-            for cj, color in enumerate(CARD_COLORS):
-                if reach[cj] >= n:
-                    moves.append({"type": "BUILD_ROAD", "road": road_id, "color": color})
-        elif reach[ci] >= n:
-            moves.append({"type": "BUILD_ROAD", "road": road_id, "color": CARD_COLORS[ci]})
+    for group in state.board.roads_by_length[1 : longest + 1]:
+        for road_id, n, ci, twin in group:
+            if owner[road_id] is not None:
+                continue
+            if twin >= 0 and (owner[twin] == pi or (small_game and owner[twin] is not None)):
+                continue
+            if ci < 0:
+                for cj, color in enumerate(CARD_COLORS):
+                    if reach[cj] >= n:
+                        moves.append({"type": "BUILD_ROAD", "road": road_id, "color": color})
+            elif reach[ci] >= n:
+                moves.append({"type": "BUILD_ROAD", "road": road_id, "color": CARD_COLORS[ci]})
     return moves
 
 
