@@ -1,1 +1,176 @@
-"""Games, seats and moves; the rules themselves live in games/ratumrad/."""
+"""Games, seats, roads, destination cards, the move log, the activity feed and chat.
+
+``Game.state`` holds the engine's full state (``engine.to_dict``: decks, hands, the random
+generator) and is the truth a restarted server resumes from. Seats, built roads and
+destination cards are kept in step with it in the same transaction, so that the admin,
+rankings and queries can read them without the engine. Nothing here is sent to a client
+directly: views come from ``games.selectors``.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        WAITING = "WAITING", _("waiting for players")
+        PREPARATION = "PREPARATION", _("choosing destination cards")
+        RUNNING = "RUNNING", _("running")
+        FINAL_ROUND = "FINAL_ROUND", _("final round")
+        FINISHED = "FINISHED", _("finished")
+        ABORTED = "ABORTED", _("aborted")
+
+    PLAYING = (Status.PREPARATION, Status.RUNNING, Status.FINAL_ROUND)
+    OVER = (Status.FINISHED, Status.ABORTED)
+
+    name = models.CharField(_("name"), max_length=64)
+    board = models.CharField(max_length=32, default="basel")
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.WAITING, db_index=True
+    )
+    max_players = models.PositiveSmallIntegerField(_("seats"))
+    creator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    seed = models.BigIntegerField()
+    seq = models.PositiveIntegerField(default=0)
+    state = models.JSONField(null=True, blank=True, editable=False)
+    end_reason = models.CharField(max_length=16, blank=True)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.name}"
+
+    @property
+    def is_playing(self) -> bool:
+        return self.status in self.PLAYING
+
+
+class Seat(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seats"
+    )
+    joined = models.DateTimeField(auto_now_add=True)
+    is_bot = models.BooleanField(default=False)
+    # Filled when the game starts and after every move (a projection of Game.state).
+    turn_order = models.PositiveSmallIntegerField(null=True, blank=True)
+    color = models.CharField(max_length=16, blank=True)
+    score = models.IntegerField(default=0)
+    wheels = models.PositiveSmallIntegerField(default=30)
+    hand = models.JSONField(default=dict, blank=True)
+    # Filled when the game finishes.
+    total = models.IntegerField(null=True, blank=True)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "turn_order", "joined", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="one_seat_per_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.game}"
+
+
+class BuiltRoad(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="built_roads")
+    road = models.PositiveSmallIntegerField()
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="roads")
+    seq = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "road"], name="road_built_once")]
+
+    def __str__(self) -> str:
+        return f"road {self.road} in {self.game_id}"
+
+
+class DestinationCard(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", _("to choose")
+        KEPT = "kept", _("kept")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="destination_cards")
+    card = models.PositiveSmallIntegerField()
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="destination_cards")
+    status = models.CharField(max_length=8, choices=Status.choices)
+    complete = models.BooleanField(null=True)  # known once the game is over
+
+    class Meta:
+        ordering = ["game", "seat", "card"]
+        constraints = [models.UniqueConstraint(fields=["game", "card"], name="card_held_once")]
+
+    def __str__(self) -> str:
+        return f"card {self.card} ({self.status}) in {self.game_id}"
+
+
+class Move(models.Model):
+    """The ordered move log: ``(seed, players, moves)`` replays a game exactly (R2.5)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    payload = models.JSONField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="one_move_per_seq")]
+
+    def __str__(self) -> str:
+        return f"move {self.seq} in {self.game_id}: {self.payload.get('type')}"
+
+
+class Event(models.Model):
+    """One activity-feed entry; ``data`` is public (the engine never puts secrets in events)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=32)
+    data = models.JSONField(default=dict)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "seq", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} at {self.seq} in {self.game_id}"
+
+
+class ChatMessage(models.Model):
+    """A chat line in a game, or in the lobby when ``game`` is empty."""
+
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.CASCADE, related_name="chat"
+    )
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.CharField(max_length=500)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["created", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.text[:40]}"
+
+
+class Connection(models.Model):
+    """An open websocket: who is connected where (presence), across server processes."""
+
+    channel_name = models.CharField(max_length=128, unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.CASCADE, related_name="connections"
+    )
+    opened = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} on {self.channel_name}"

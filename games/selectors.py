@@ -1,0 +1,106 @@
+"""Reads: what a client may see of games. Every view of a game state goes through here."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from games.models import Connection, Game, Seat
+from games.ratumrad import engine
+from games.ratumrad.board import basel
+
+
+def game_summary(game: Game, seat_count: int | None = None) -> dict:
+    """A lobby list item (protocol: ``GET /api/games/``)."""
+    if seat_count is None:
+        seat_count = game.seats.count()
+    return {
+        "id": game.pk,
+        "name": game.name,
+        "status": game.status,
+        "players": seat_count,
+        "max_players": game.max_players,
+        "created": game.created.isoformat(),
+    }
+
+
+def player_details(game: Game) -> dict[int, dict]:
+    """Names, bot flags and presence of the seated players, by user id."""
+    seats = Seat.objects.filter(game=game).select_related("user")
+    online = set(Connection.objects.filter(game=game).values_list("user_id", flat=True).distinct())
+    return {
+        seat.user_id: {
+            "name": seat.user.get_username(),
+            "is_bot": seat.is_bot,
+            "connected": seat.user_id in online,
+        }
+        for seat in seats
+    }
+
+
+def decorate(view: dict, game: Game, details: dict[int, dict]) -> dict:
+    """Add what the engine does not know: the game's id and name, player names, presence."""
+    view["game_id"] = game.pk
+    view["name"] = game.name
+    view["status"] = game.status  # ABORTED is the site's, not the engine's
+    for row in view["players"]:
+        row.update(details.get(row["id"], {}))
+    for row in view.get("results") or []:
+        row["name"] = details.get(row["player"], {}).get("name", "")
+    return view
+
+
+def waiting_view(game: Game, details: dict[int, dict], user_id: int | None) -> dict:
+    """A game that has not been dealt yet: only its seats."""
+    return {
+        "game_id": game.pk,
+        "name": game.name,
+        "status": game.status,
+        "seq": game.seq,
+        "max_players": game.max_players,
+        "creator": game.creator_id,
+        "players": [{"id": uid, **info} for uid, info in details.items()],
+        "legal": [],
+        **({"you": {"player_id": user_id}} if user_id in details else {}),
+    }
+
+
+def engine_state(game: Game) -> engine.GameState | None:
+    return None if game.state is None else engine.from_dict(game.state, basel())
+
+
+def viewer_id(user: AbstractBaseUser | None) -> int | None:
+    return user.pk if user is not None and user.is_authenticated else None
+
+
+def game_view(
+    game: Game,
+    user_id: int | None,
+    state: engine.GameState | None = None,
+    details: dict[int, dict] | None = None,
+) -> dict:
+    """What user ``user_id`` may see of ``game`` (R9): their seat's view, or the public one."""
+    details = player_details(game) if details is None else details
+    if game.state is None:
+        return waiting_view(game, details, user_id)
+    state = state or engine_state(game)
+    seated = user_id if user_id in state.seats else None
+    view = engine.view(state, seated)
+    if game.status in Game.OVER and game.status != Game.Status.FINISHED:
+        view["legal"] = []
+    return decorate(view, game, details)
+
+
+def game_log(game: Game) -> dict:
+    """A finished game's seed, players and moves: enough to replay it exactly (R2.5)."""
+    state = game.state or {}
+    return {
+        "game_id": game.pk,
+        "board": game.board,
+        "seed": game.seed,
+        "players": [seat.user_id for seat in game.seats.order_by("joined", "id")],
+        "moves": [
+            {"seq": move.seq, "player": move.user_id, "move": move.payload}
+            for move in game.moves.order_by("seq")
+        ],
+        "results": state.get("results"),
+    }

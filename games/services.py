@@ -1,0 +1,308 @@
+"""Every change to a game goes through here; consumers, API views and the admin only call these.
+
+A move is one transaction: lock the game row, check the expected ``seq``, load the engine
+state, apply, write the state and its projections, bump ``seq``. Messages to clients leave
+only after the commit (``transaction.on_commit``), each seat its own view, spectators the
+public view (``games.broadcast``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from games import broadcast
+from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
+from games.ratumrad import engine
+from games.ratumrad.board import basel
+
+CHAT_MAX_LENGTH = 500
+NAME_MAX_LENGTH = 64
+
+
+class ServiceError(Exception):
+    """A refused request: ``code`` is the protocol's error code, ``status`` the HTTP status."""
+
+    code = "bad_request"
+    status = 400
+
+    def __init__(self, message: str, code: str | None = None, status: int | None = None):
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+        if status:
+            self.status = status
+
+
+class NotFound(ServiceError):
+    code, status = "not_found", 404
+
+
+class Conflict(ServiceError):
+    code, status = "conflict", 409
+
+
+class Forbidden(ServiceError):
+    code, status = "forbidden", 403
+
+
+class Stale(ServiceError):
+    code, status = "stale", 409
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    seq: int
+    events: list[dict]
+
+
+def _board_of(game: Game):
+    return basel()
+
+
+def _locked(game_id: int) -> Game:
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except (Game.DoesNotExist, ValueError, TypeError):
+        raise NotFound(f"there is no game {game_id!r}") from None
+
+
+# ---------------------------------------------------------------------------- lobby
+
+
+def game_create(*, user: AbstractBaseUser, name: str, max_players: int, bots: int = 0) -> Game:
+    name = (name or "").strip()
+    if not 1 <= len(name) <= NAME_MAX_LENGTH:
+        raise ServiceError(f"a game name has 1 to {NAME_MAX_LENGTH} characters", "bad_field")
+    if not isinstance(max_players, int) or not 2 <= max_players <= 5:
+        raise ServiceError("a game has 2 to 5 seats (R1.1)", "bad_field")
+    if not isinstance(bots, int) or not 0 <= bots < max_players:
+        raise ServiceError("bots must leave at least one seat for you", "bad_field")
+    if bots:
+        raise ServiceError("computer players are not available yet", "bad_field")
+    with transaction.atomic():
+        game = Game.objects.create(
+            name=name,
+            max_players=max_players,
+            creator=user,
+            seed=random.SystemRandom().randrange(2**62),
+        )
+        Seat.objects.create(game=game, user=user)
+        transaction.on_commit(broadcast.lobby_changed)
+    return game
+
+
+def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != Game.Status.WAITING:
+            raise Conflict("the game has already started", "started")
+        seats = list(game.seats.all())
+        if any(seat.user_id == user.pk for seat in seats):
+            raise Conflict("you already have a seat in this game", "already_seated")
+        if len(seats) >= game.max_players:
+            raise Conflict("the game is full", "full")
+        seat = Seat.objects.create(game=game, user=user)
+        transaction.on_commit(broadcast.lobby_changed)
+    return seat
+
+
+def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:
+    """Deal the cards (R2): the game moves on to the preparation phase."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.creator_id != user.pk:
+            raise Forbidden("only the player who created the game can start it")
+        if game.status != Game.Status.WAITING:
+            raise Conflict("the game has already started", "started")
+        seats = list(game.seats.order_by("joined", "id"))  # the order the log replays
+        if len(seats) < 2:
+            raise Conflict("a game needs at least 2 players (R1.1)", "too_few_players")
+        state = engine.new_game(game.seed, [seat.user_id for seat in seats], _board_of(game))
+        game.started = timezone.now()
+        _record(game, state, seats, None, None, [{"kind": "dealt", "player": None}])
+    return game
+
+
+# ---------------------------------------------------------------------------- play
+
+
+def load_state(game: Game) -> engine.GameState:
+    return engine.from_dict(game.state, _board_of(game))
+
+
+def move_apply(
+    *,
+    game_id: int,
+    user: AbstractBaseUser,
+    move: dict,
+    expect_seq: int | None = None,
+) -> MoveResult:
+    """Apply one protocol move for ``user``; raises ServiceError (nothing changed) if refused."""
+    move = {key: value for key, value in move.items() if key not in ("ref", "expect_seq")}
+    with transaction.atomic():
+        game = _locked(game_id)
+        seats = list(game.seats.all())
+        if not any(seat.user_id == user.pk for seat in seats):
+            raise ServiceError("you have no seat in this game", "not_seated", 403)
+        if game.status in Game.OVER:
+            raise ServiceError("the game is over", "game_over", 409)
+        if game.status == Game.Status.WAITING:
+            raise ServiceError("the game has not started yet", "not_started", 409)
+        if expect_seq is not None and expect_seq != game.seq:
+            raise Stale(f"the game is at move {game.seq}, not {expect_seq}")
+        state = load_state(game)
+        try:
+            state, events = engine.apply(state, user.pk, move)
+        except engine.EngineError as error:
+            raise ServiceError(error.message, error.code, 409) from error
+        _record(game, state, seats, user, move, events)
+    return MoveResult(seq=game.seq, events=events)
+
+
+def game_end_now(*, game_id: int, reason: str = "admin") -> Game:
+    """End a game that is being played, scored as usual (an admin's decision)."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        if not game.is_playing:
+            raise Conflict("only a game being played can be ended", "not_playing")
+        seats = list(game.seats.all())
+        state = load_state(game)
+        events = engine.end_game(state, reason)
+        _record(game, state, seats, None, None, events)
+    return game
+
+
+def game_abort(*, game_id: int) -> Game:
+    """Call a game off without results."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status in Game.OVER:
+            raise Conflict("the game is already over", "game_over")
+        game.status = Game.Status.ABORTED
+        game.finished = timezone.now()
+        game.seq += 1
+        game.save(update_fields=["status", "finished", "seq"])
+        events = [{"kind": "aborted", "player": None}]
+        Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[0])
+        seq = game.seq
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, seq, events))
+        transaction.on_commit(broadcast.lobby_changed)
+    return game
+
+
+def _record(
+    game: Game,
+    state: engine.GameState,
+    seats: list[Seat],
+    user: AbstractBaseUser | None,
+    move: dict | None,
+    events: list[dict],
+) -> None:
+    """Write a changed state, its log entries and projections; publish after commit."""
+    was_playing = game.is_playing
+    game.status = state.status
+    if state.status == engine.FINISHED:
+        game.finished = timezone.now()
+        game.end_reason = state.end_reason or ""
+    if move is not None:
+        Move.objects.create(game=game, seq=state.seq, user=user, payload=move)
+    _store(game, state, seats)
+    Event.objects.bulk_create(
+        Event(game=game, seq=state.seq, kind=event["kind"], data=event) for event in events
+    )
+    seq = game.seq
+    transaction.on_commit(lambda: broadcast.game_changed(game.pk, seq, events))
+    if was_playing != game.is_playing:
+        transaction.on_commit(broadcast.lobby_changed)
+
+
+def _store(game: Game, state: engine.GameState, seats: list[Seat]) -> None:
+    """Save the engine state and keep seats, roads and destination cards in step with it."""
+    game.state = engine.to_dict(state)
+    game.seq = state.seq
+    game.save()
+    by_user = {seat.user_id: seat for seat in seats}
+    changed = []
+    for order, player in enumerate(state.players):
+        seat = by_user[player.id]
+        hand = dict(zip(engine.COLORS, player.hand, strict=True))
+        values = (order, player.color, player.score, player.wheels, hand)
+        if (seat.turn_order, seat.color, seat.score, seat.wheels, seat.hand) != values:
+            seat.turn_order, seat.color, seat.score, seat.wheels, seat.hand = values
+            changed.append(seat)
+    if state.results:
+        for row in state.results:
+            seat = by_user[row["player"]]
+            seat.total, seat.place = row["total"], row["place"]
+        changed = seats
+    if changed:
+        Seat.objects.bulk_update(
+            changed, ["turn_order", "color", "score", "wheels", "hand", "total", "place"]
+        )
+    _store_roads(game, state, by_user)
+    _store_destinations(game, state, by_user)
+
+
+def _store_roads(game: Game, state: engine.GameState, by_user: dict[int, Seat]) -> None:
+    known = set(BuiltRoad.objects.filter(game=game).values_list("road", flat=True))
+    BuiltRoad.objects.bulk_create(
+        BuiltRoad(game=game, road=road, seat=by_user[state.players[owner].id], seq=state.seq)
+        for road, owner in enumerate(state.road_owner)
+        if owner is not None and road not in known
+    )
+
+
+def _store_destinations(game: Game, state: engine.GameState, by_user: dict[int, Seat]) -> None:
+    complete = {}
+    if state.results:
+        for row in state.results:
+            complete.update({card["id"]: card["complete"] for card in row["destinations"]})
+    wanted = {}
+    for player in state.players:
+        seat = by_user[player.id]
+        for card in player.destinations:
+            wanted[card] = (seat.pk, DestinationCard.Status.KEPT, complete.get(card))
+        for card in player.pending:
+            wanted[card] = (seat.pk, DestinationCard.Status.PENDING, None)
+    have = {row.card: row for row in DestinationCard.objects.filter(game=game).select_related(None)}
+    gone = [card for card in have if card not in wanted]
+    if gone:
+        DestinationCard.objects.filter(game=game, card__in=gone).delete()
+    new, changed = [], []
+    for card, (seat_id, status, done) in wanted.items():
+        row = have.get(card)
+        if row is None:
+            new.append(
+                DestinationCard(game=game, card=card, seat_id=seat_id, status=status, complete=done)
+            )
+        elif (row.seat_id, row.status, row.complete) != (seat_id, status, done):
+            row.seat_id, row.status, row.complete = seat_id, status, done
+            changed.append(row)
+    DestinationCard.objects.bulk_create(new)
+    if changed:
+        DestinationCard.objects.bulk_update(changed, ["seat", "status", "complete"])
+
+
+# ---------------------------------------------------------------------------- chat
+
+
+def chat_post(*, user: AbstractBaseUser, text: str, game_id: int | None = None) -> ChatMessage:
+    if not isinstance(text, str) or not text.strip():
+        raise ServiceError("a chat message needs some text", "bad_field")
+    text = text.strip()
+    if len(text) > CHAT_MAX_LENGTH:
+        raise ServiceError(f"chat messages have at most {CHAT_MAX_LENGTH} characters", "too_large")
+    game = None
+    if game_id is not None:
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None:
+            raise NotFound(f"there is no game {game_id!r}")
+    message = ChatMessage.objects.create(game=game, user=user, text=text)
+    transaction.on_commit(lambda: broadcast.chat_posted(message))
+    return message

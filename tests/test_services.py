@@ -1,0 +1,138 @@
+"""The services: seats, dealing, one transaction per move, the log and the projections."""
+
+import random
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from games import selectors, services
+from games.models import BuiltRoad, DestinationCard, Event, Game, Move, Seat
+from games.ratumrad import engine
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def people():
+    users = get_user_model().objects
+    return [users.create_user(name) for name in ("alice", "bob", "charlie", "dora", "emil")]
+
+
+def started_game(people, count=2):
+    game = services.game_create(user=people[0], name="Rheinufer", max_players=count)
+    for person in people[1:count]:
+        services.game_join(game_id=game.pk, user=person)
+    return services.game_start(game_id=game.pk, user=people[0])
+
+
+def test_creating_a_game_seats_its_creator(people):
+    game = services.game_create(user=people[0], name="  Rheinufer ", max_players=3)
+    assert game.name == "Rheinufer" and game.status == Game.Status.WAITING
+    assert list(game.seats.values_list("user__username", flat=True)) == ["alice"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"name": "", "max_players": 2}, "bad_field"),
+        ({"name": "x" * 65, "max_players": 2}, "bad_field"),
+        ({"name": "ok", "max_players": 1}, "bad_field"),
+        ({"name": "ok", "max_players": 6}, "bad_field"),
+        ({"name": "ok", "max_players": "3"}, "bad_field"),
+    ],
+)
+def test_bad_game_settings_are_refused(people, fields, code):
+    with pytest.raises(services.ServiceError) as error:
+        services.game_create(user=people[0], **fields)
+    assert error.value.code == code and Game.objects.count() == 0
+
+
+def test_joining_refuses_a_full_a_started_game_and_a_second_seat(people):
+    game = services.game_create(user=people[0], name="g", max_players=2)
+    with pytest.raises(services.Conflict, match="already"):
+        services.game_join(game_id=game.pk, user=people[0])
+    services.game_join(game_id=game.pk, user=people[1])
+    with pytest.raises(services.Conflict, match="full"):
+        services.game_join(game_id=game.pk, user=people[2])
+    services.game_start(game_id=game.pk, user=people[0])
+    with pytest.raises(services.Conflict, match="started"):
+        services.game_join(game_id=game.pk, user=people[2])
+
+
+def test_only_the_creator_starts_and_only_with_two_players(people):
+    game = services.game_create(user=people[0], name="g", max_players=3)
+    with pytest.raises(services.Conflict):
+        services.game_start(game_id=game.pk, user=people[0])
+    services.game_join(game_id=game.pk, user=people[1])
+    with pytest.raises(services.Forbidden):
+        services.game_start(game_id=game.pk, user=people[1])
+    game = services.game_start(game_id=game.pk, user=people[0])
+    assert game.status == Game.Status.PREPARATION
+    seats = list(Seat.objects.filter(game=game).order_by("turn_order"))
+    assert [s.color for s in seats] == ["red", "blue"] and all(s.wheels == 30 for s in seats)
+    assert DestinationCard.objects.filter(game=game).count() == 2 * 4
+
+
+def test_a_move_out_of_turn_or_by_an_outsider_changes_nothing(people):
+    game = started_game(people)
+    before = Game.objects.get(pk=game.pk).state
+    with pytest.raises(services.ServiceError) as error:
+        services.move_apply(game_id=game.pk, user=people[4], move={"type": "SYNC"})
+    assert error.value.code == "not_seated"
+    state = selectors.engine_state(game)
+    with pytest.raises(services.ServiceError) as error:
+        services.move_apply(game_id=game.pk, user=people[0], move={"type": "TAKE_WHEEL"})
+    assert error.value.code in {"illegal_move", "bad_field"}
+    assert Game.objects.get(pk=game.pk).state == before and state.seq == 0
+    assert Move.objects.count() == 0
+
+
+def test_a_stale_move_is_refused_and_never_applied_twice(people):
+    game = started_game(people)
+    state = selectors.engine_state(game)
+    player = state.players[0]
+    move = {"type": "SHORT_DESTINATION_CARDS_SELECTED_IN_PREPARATION", "keep": player.pending}
+    services.move_apply(
+        game_id=game.pk, user=people_by_id(people)[player.id], move=move, expect_seq=0
+    )
+    with pytest.raises(services.Stale):
+        services.move_apply(
+            game_id=game.pk, user=people_by_id(people)[player.id], move=move, expect_seq=0
+        )
+    assert Move.objects.filter(game=game).count() == 1
+
+
+def people_by_id(people):
+    return {person.pk: person for person in people}
+
+
+@pytest.mark.parametrize("count", [2, 5])
+def test_a_whole_random_game_through_the_services_matches_the_engine(people, count):
+    game = started_game(people, count)
+    users = people_by_id(people)
+    rng = random.Random(count)
+    while True:
+        game.refresh_from_db()
+        if game.status == Game.Status.FINISHED:
+            break
+        state = selectors.engine_state(game)
+        movers = [p.id for p in state.players if engine.turn_moves(state, p.id)]
+        mover = rng.choice(movers)
+        move = rng.choice(engine.turn_moves(state, mover))
+        services.move_apply(game_id=game.pk, user=users[mover], move={**move, "ref": "x"})
+    log = selectors.game_log(game)
+    replayed = engine.replay(
+        log["seed"], log["players"], [(m["player"], m["move"]) for m in log["moves"]]
+    )
+    assert engine.to_dict(replayed) == game.state
+    assert log["results"] == replayed.results
+    seats = {seat.user_id: seat for seat in Seat.objects.filter(game=game)}
+    for row in replayed.results:
+        assert (seats[row["player"]].total, seats[row["player"]].place) == (
+            row["total"],
+            row["place"],
+        )
+    owners = dict(BuiltRoad.objects.filter(game=game).values_list("road", "seat__user_id"))
+    assert owners == {r["road"]: r["owner"] for r in engine.view(replayed)["roads"]}
+    assert Event.objects.filter(game=game, kind="game_over").count() == 1
+    assert Move.objects.filter(game=game).count() == replayed.seq
