@@ -149,11 +149,21 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # Browsers use the session cookie, scripts and bots "Authorization: Token <key>".
+    # Browsers use the session cookie, scripts and bots "Authorization: Token <key>". Token
+    # first, so that a missing login is a 401 with "WWW-Authenticate: Token", not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
+    # JSON only: no browsable API (the docs are at /api/docs/), and a cross-site HTML form
+    # cannot produce a body the API accepts.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+    # Errors as {"code", "message"} (docs/protocol.md).
+    "EXCEPTION_HANDLER": "ratumrad_site.api_errors.api_exception_handler",
+    # Throttles keep their counts in the default cache: per process unless CACHES is shared.
+    "DEFAULT_THROTTLE_RATES": {"guest": "30/min"},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Rat um Rad online",

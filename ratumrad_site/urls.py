@@ -1,17 +1,13 @@
 from django.contrib import admin
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import TemplateView
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.permissions import AllowAny
-from rest_framework.request import Request
-from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from games.ratumrad import board
+from lobby import api as lobby_api
+from rankings import api as rankings_api
+from ratumrad_site.api_errors import api_not_found
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -23,22 +19,22 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok", "database": connection.vendor})
 
 
-class BaselMapView(APIView):
-    """The Basel board: locations, roads and destination cards."""
-
-    permission_classes = (AllowAny,)
-
-    @extend_schema(responses=OpenApiTypes.OBJECT)
-    def get(self, request: Request) -> Response:
-        return Response(board.basel().to_public_dict())
-
+api_urlpatterns = [
+    path("", include("games.urls")),
+    path("auth/guest/", lobby_api.GuestView.as_view(), name="auth-guest"),
+    path("auth/me/", lobby_api.MeView.as_view(), name="auth-me"),
+    path("rankings/", rankings_api.RankingsView.as_view(), name="rankings"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # Anything else under api/ is a JSON 404. Only paths ending in "/" match, so that
+    # APPEND_SLASH still redirects "api/games" to "api/games/".
+    re_path(r"^(?:.+/)?$", api_not_found),
+]
 
 urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
     path("healthz", healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("api/maps/basel/", BaselMapView.as_view(), name="map-basel"),
+    path("api/", include(api_urlpatterns)),
 ]

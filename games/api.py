@@ -1,0 +1,212 @@
+"""The games part of the HTTP API: the lobby list, seats, starting, a game's view and log, the map.
+
+Views parse input, call a service or selector and send its result; the rules are in
+``games.services`` (changes) and ``games.selectors`` / ``games.queries`` (reads).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny, IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import queries, selectors, services
+from games.ratumrad import board
+from games.serializers import (
+    ErrorSerializer,
+    GameCreateSerializer,
+    GameListQuerySerializer,
+    GameLogSerializer,
+    GameSummarySerializer,
+    GameViewSerializer,
+    MapSerializer,
+)
+
+
+def parse(serializer_class: type[serializers.Serializer], data: Any) -> dict:
+    """The validated fields, or a 400 ``bad_field`` naming the first bad one."""
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def error(description: str, *examples: tuple[str, str]) -> OpenApiResponse:
+    return OpenApiResponse(
+        ErrorSerializer,
+        description=description,
+        examples=[
+            OpenApiExample(code, value={"code": code, "message": message})
+            for code, message in examples
+        ],
+    )
+
+
+BAD_FIELD = error(
+    "bad_field: a parameter has the wrong type or is out of range",
+    ("bad_field", 'status: "PLAYING" is not a valid choice.'),
+)
+BAD_BODY = error(
+    "bad_field: a field is missing, has the wrong type or is out of range;"
+    " bad_json: the body is not JSON",
+    ("bad_field", "max_players: Ensure this value is less than or equal to 5."),
+    ("bad_json", "JSON parse error - Expecting value: line 1 column 1 (char 0)"),
+)
+NOT_AUTHENTICATED = error(
+    "not_authenticated: send the session cookie or `Authorization: Token <key>`",
+    ("not_authenticated", "Authentication credentials were not provided."),
+)
+CSRF_FAILED = error(
+    "csrf_failed: a browser session must send the X-CSRFToken header",
+    ("csrf_failed", "CSRF Failed: CSRF token missing."),
+)
+NOT_FOUND = error("not_found: there is no such game", ("not_found", "there is no game 42"))
+
+
+class GameListView(APIView):
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(
+        operation_id="games_list",
+        tags=["games"],
+        summary="List games, newest first",
+        description="Page with `limit` and `offset`: a short page is the last one.",
+        parameters=[GameListQuerySerializer],
+        responses={200: GameSummarySerializer(many=True), 400: BAD_FIELD},
+    )
+    def get(self, request: Request) -> Response:
+        query = parse(GameListQuerySerializer, request.query_params)
+        return Response(queries.lobby_games(**query))
+
+    @extend_schema(
+        operation_id="game_create",
+        tags=["games"],
+        summary="Create a game and take its first seat",
+        request=GameCreateSerializer,
+        responses={
+            201: GameSummarySerializer,
+            400: BAD_BODY,
+            401: NOT_AUTHENTICATED,
+            403: CSRF_FAILED,
+        },
+    )
+    def post(self, request: Request) -> Response:
+        fields = parse(GameCreateSerializer, request.data)
+        game = services.game_create(user=request.user, **fields)
+        location = reverse("game-detail", kwargs={"game_id": game.pk})
+        return Response(selectors.game_summary(game), status=201, headers={"Location": location})
+
+
+class GameJoinView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="game_join",
+        tags=["games"],
+        summary="Take a seat in a waiting game",
+        request=None,
+        responses={
+            200: GameSummarySerializer,
+            401: NOT_AUTHENTICATED,
+            403: CSRF_FAILED,
+            404: NOT_FOUND,
+            409: error(
+                "the seat is refused",
+                ("full", "the game is full"),
+                ("started", "the game has already started"),
+                ("already_seated", "you already have a seat in this game"),
+            ),
+        },
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        seat = services.game_join(game_id=game_id, user=request.user)
+        return Response(selectors.game_summary(seat.game))
+
+
+class GameStartView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="game_start",
+        tags=["games"],
+        summary="Deal the cards (creator only, 2+ seats)",
+        description="The game moves on to the preparation phase (R2).",
+        request=None,
+        responses={
+            200: GameSummarySerializer,
+            401: NOT_AUTHENTICATED,
+            403: error(
+                "forbidden: only the creator may start the game; csrf_failed: a browser"
+                " session must send the X-CSRFToken header",
+                ("forbidden", "only the player who created the game can start it"),
+                ("csrf_failed", "CSRF Failed: CSRF token missing."),
+            ),
+            404: NOT_FOUND,
+            409: error(
+                "the game cannot start",
+                ("started", "the game has already started"),
+                ("too_few_players", "a game needs at least 2 players (R1.1)"),
+            ),
+        },
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        game = services.game_start(game_id=game_id, user=request.user)
+        return Response(selectors.game_summary(game))
+
+
+class GameDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="game_view",
+        tags=["games"],
+        summary="What the caller may see of a game",
+        description=(
+            "A seated player gets their own view (the websocket's `STATE`, with `you`); "
+            "everyone else the public view (R9.1). `results` once finished."
+        ),
+        responses={200: GameViewSerializer, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = queries.game_by_id(game_id)
+        return Response(selectors.game_view(game, selectors.viewer_id(request.user)))
+
+
+class GameLogView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="game_log",
+        tags=["games"],
+        summary="A finished game's seed, players and moves (replays it exactly, R2.5)",
+        responses={
+            200: GameLogSerializer,
+            404: NOT_FOUND,
+            409: error(
+                "not_finished: the log is published once the game is finished",
+                ("not_finished", "the log is published once the game is finished"),
+            ),
+        },
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        return Response(queries.finished_game_log(game_id))
+
+
+class BaselMapView(APIView):
+    """The Basel board: locations, roads and destination cards."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="map_basel",
+        tags=["maps"],
+        summary="The Basel board: locations, roads, destination cards, the Rhine",
+        responses={200: MapSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(board.basel().to_public_dict())

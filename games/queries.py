@@ -1,0 +1,34 @@
+"""Reads for the HTTP API that ``games.selectors`` does not have: lists and lookups by id."""
+
+from __future__ import annotations
+
+from django.db.models import Count
+
+from games import selectors
+from games.models import Game
+from games.services import Conflict, NotFound
+
+
+def lobby_games(*, status: str | None = None, limit: int = 50, offset: int = 0) -> list[dict]:
+    """Game summaries, newest first, in one query (the seat count is annotated)."""
+    games = Game.objects.annotate(seat_count=Count("seats")).order_by("-created", "-id")
+    if status:
+        games = games.filter(status=status)
+    return [
+        selectors.game_summary(game, game.seat_count) for game in games[offset : offset + limit]
+    ]
+
+
+def game_by_id(game_id: object) -> Game:
+    try:
+        return Game.objects.get(pk=game_id)
+    except (Game.DoesNotExist, ValueError, TypeError):
+        raise NotFound(f"there is no game {game_id!r}") from None
+
+
+def finished_game_log(game_id: object) -> dict:
+    """The move log, published only once the game is finished (it reveals every card)."""
+    game = game_by_id(game_id)
+    if game.status != Game.Status.FINISHED:
+        raise Conflict("the log is published once the game is finished", "not_finished")
+    return selectors.game_log(game)

@@ -1,0 +1,219 @@
+"""Request parsers and response shapes of the HTTP API.
+
+Request serializers check the types and ranges a client sends; the rules themselves stay in
+``games.services``. Response serializers only document what the selectors return (the views
+send the selectors' dicts as they are); tests/test_api_schema.py checks real responses
+against them.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from games.models import Game
+from games.ratumrad import board, engine
+
+COLOR_CHOICES = [*board.CARD_COLORS, board.GREY]
+TURN_CHOICES = ["second_card", "choose_destinations"]
+LIST_LIMIT = 50
+LIST_MAX_LIMIT = 100
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="for programs, e.g. `bad_field`, `full`")
+    message = serializers.CharField(
+        help_text="for people; the framework's own messages follow the request's language"
+    )
+
+
+# ---------------------------------------------------------------------------- requests
+
+
+class GameListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=Game.Status.choices, required=False, help_text="only games in this status"
+    )
+    limit = serializers.IntegerField(
+        min_value=1, max_value=LIST_MAX_LIMIT, default=LIST_LIMIT, help_text="page size"
+    )
+    offset = serializers.IntegerField(min_value=0, default=0, help_text="games to skip")
+
+
+class GameCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=64)
+    max_players = serializers.IntegerField(min_value=2, max_value=5, help_text="seats (R1.1)")
+    bots = serializers.IntegerField(
+        min_value=0,
+        max_value=4,
+        default=0,
+        help_text="seats for computer players; must leave a seat for the caller",
+    )
+
+
+# ---------------------------------------------------------------------------- lobby
+
+
+class GameSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=Game.Status.choices)
+    players = serializers.IntegerField(help_text="seats taken")
+    max_players = serializers.IntegerField()
+    created = serializers.DateTimeField()
+
+
+# ---------------------------------------------------------------------------- a game's view
+
+
+class DestinationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    a = serializers.CharField(help_text="a location id")
+    b = serializers.CharField(help_text="a location id")
+    points = serializers.IntegerField()
+    long = serializers.BooleanField()
+
+
+class HeldDestinationSerializer(DestinationSerializer):
+    complete = serializers.BooleanField(help_text="a and b are connected by the holder's roads")
+
+
+def hand_field(**kwargs) -> serializers.DictField:
+    return serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text=f"wheel cards by colour: {', '.join(engine.COLORS)}",
+        **kwargs,
+    )
+
+
+class PlayerSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="the player's user id")
+    name = serializers.CharField()
+    is_bot = serializers.BooleanField()
+    connected = serializers.BooleanField()
+    # Known once the cards are dealt:
+    color = serializers.CharField(required=False)
+    score = serializers.IntegerField(required=False)
+    wheels = serializers.IntegerField(required=False)
+    wheel_cards = serializers.IntegerField(required=False)
+    destination_cards = serializers.IntegerField(required=False)
+    pending_destination_cards = serializers.IntegerField(required=False)
+    prepared = serializers.BooleanField(required=False)
+    voted_end = serializers.BooleanField(required=False)
+
+
+class YouSerializer(serializers.Serializer):
+    player_id = serializers.IntegerField()
+    color = serializers.CharField(required=False)
+    hand = hand_field(required=False)
+    destinations = HeldDestinationSerializer(many=True, required=False)
+    pending_destinations = DestinationSerializer(many=True, required=False)
+
+
+class BuiltRoadSerializer(serializers.Serializer):
+    road = serializers.IntegerField()
+    owner = serializers.IntegerField(help_text="player id")
+
+
+class LogResultSerializer(serializers.Serializer):
+    player = serializers.IntegerField(help_text="player id")
+    color = serializers.CharField()
+    road_points = serializers.IntegerField()
+    destinations_reached = serializers.IntegerField()
+    destinations_reached_points = serializers.IntegerField()
+    destinations_missed = serializers.IntegerField()
+    destinations_missed_points = serializers.IntegerField()
+    longest_path = serializers.IntegerField(help_text="wheels")
+    longest_path_bonus = serializers.BooleanField()
+    longest_path_tie = serializers.BooleanField()
+    total = serializers.IntegerField()
+    place = serializers.IntegerField()
+    tied = serializers.BooleanField()
+    destinations = HeldDestinationSerializer(many=True)
+    hand = hand_field()
+
+
+class ResultSerializer(LogResultSerializer):
+    name = serializers.CharField()
+
+
+class GameViewSerializer(serializers.Serializer):
+    game_id = serializers.IntegerField()
+    name = serializers.CharField()
+    status = serializers.ChoiceField(choices=Game.Status.choices)
+    seq = serializers.IntegerField(help_text="moves applied so far")
+    players = PlayerSerializer(many=True)
+    legal = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="every move the viewer may send now, exactly as it would be sent",
+    )
+    you = YouSerializer(required=False, help_text="only for a seated player")
+    # Before the cards are dealt (WAITING):
+    max_players = serializers.IntegerField(required=False)
+    creator = serializers.IntegerField(required=False, allow_null=True)
+    # Once the cards are dealt:
+    current_player = serializers.IntegerField(required=False, allow_null=True)
+    turn = serializers.ChoiceField(choices=TURN_CHOICES, required=False, allow_null=True)
+    final_round = serializers.BooleanField(required=False)
+    final_turns_left = serializers.IntegerField(required=False, allow_null=True)
+    face_up = serializers.ListField(
+        child=serializers.CharField(allow_null=True), required=False, help_text="5 slots"
+    )
+    deck = serializers.IntegerField(required=False)
+    discard = serializers.IntegerField(required=False)
+    short_deck = serializers.IntegerField(required=False)
+    roads = BuiltRoadSerializer(many=True, required=False)
+    # Once finished:
+    end_reason = serializers.CharField(required=False)
+    results = ResultSerializer(many=True, required=False)
+
+
+class LoggedMoveSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    player = serializers.IntegerField()
+    move = serializers.DictField(help_text="the move as the player sent it")
+
+
+class GameLogSerializer(serializers.Serializer):
+    game_id = serializers.IntegerField()
+    board = serializers.CharField()
+    seed = serializers.IntegerField()
+    players = serializers.ListField(
+        child=serializers.IntegerField(), help_text="player ids in the order the game was dealt"
+    )
+    moves = LoggedMoveSerializer(many=True)
+    results = LogResultSerializer(many=True)
+
+
+# ---------------------------------------------------------------------------- the map
+
+
+class LocationSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    x = serializers.FloatField()
+    y = serializers.FloatField()
+    bank = serializers.CharField(help_text='side of the Rhine: "gross", "klein" or ""')
+
+
+class RoadSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    a = serializers.CharField()
+    b = serializers.CharField()
+    length = serializers.IntegerField()
+    color = serializers.ChoiceField(choices=COLOR_CHOICES)
+    double_of = serializers.IntegerField(allow_null=True)
+    points = serializers.IntegerField()
+
+
+class MapSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    locations = LocationSerializer(many=True)
+    roads = RoadSerializer(many=True)
+    destinations = DestinationSerializer(many=True)
+    rhine = serializers.ListField(
+        child=serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2),
+        help_text="the river as a polyline of [x, y] points",
+    )

@@ -1,0 +1,14 @@
+"""HTTP API routes of the games app, included under ``api/``."""
+
+from django.urls import path
+
+from games import api
+
+urlpatterns = [
+    path("games/", api.GameListView.as_view(), name="game-list"),
+    path("games/<int:game_id>/", api.GameDetailView.as_view(), name="game-detail"),
+    path("games/<int:game_id>/join/", api.GameJoinView.as_view(), name="game-join"),
+    path("games/<int:game_id>/start/", api.GameStartView.as_view(), name="game-start"),
+    path("games/<int:game_id>/log/", api.GameLogView.as_view(), name="game-log"),
+    path("maps/basel/", api.BaselMapView.as_view(), name="map-basel"),
+]

@@ -1,0 +1,85 @@
+"""Every HTTP API error as ``{"code": "...", "message": "..."}`` (docs/protocol.md).
+
+``api_exception_handler`` is DRF's ``EXCEPTION_HANDLER``: refused service calls keep their
+own code and status, DRF's exceptions get the protocol's codes. ``api_not_found`` answers
+paths under ``/api/`` that match no endpoint.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler, set_rollback
+
+from games.services import ServiceError
+
+CODES: list[tuple[type[exceptions.APIException], str]] = [
+    (exceptions.ValidationError, "bad_field"),
+    (exceptions.ParseError, "bad_json"),
+    (exceptions.NotAuthenticated, "not_authenticated"),
+    (exceptions.AuthenticationFailed, "not_authenticated"),
+    (exceptions.PermissionDenied, "forbidden"),
+    (exceptions.NotFound, "not_found"),
+    (exceptions.MethodNotAllowed, "method_not_allowed"),
+    (exceptions.NotAcceptable, "not_acceptable"),
+    (exceptions.UnsupportedMediaType, "unsupported_media_type"),
+    (exceptions.Throttled, "rate_limited"),
+]
+CSRF_FAILED = "CSRF Failed"
+
+
+def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, ServiceError):
+        set_rollback()
+        return Response({"code": exc.code, "message": exc.message}, status=exc.status)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(*exc.args)
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(*exc.args)
+    response = exception_handler(exc, context)  # sets WWW-Authenticate and Retry-After
+    if response is None:
+        return None  # a bug: Django's 500 page and the error log
+    response.data = {"code": error_code(exc), "message": message(exc)}
+    return response
+
+
+def error_code(exc: exceptions.APIException) -> str:
+    if isinstance(exc, exceptions.PermissionDenied) and str(exc.detail).startswith(CSRF_FAILED):
+        # SessionAuthentication's refusal: a browser must send the X-CSRFToken header.
+        return "csrf_failed"
+    for kind, code in CODES:
+        if isinstance(exc, kind):
+            return code
+    return str(exc.default_code)
+
+
+def message(exc: exceptions.APIException) -> str:
+    if isinstance(exc, exceptions.ValidationError):
+        return "; ".join(problems(exc.detail))
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        return f"too many requests; try again in {max(1, round(exc.wait))} seconds"
+    return str(exc.detail)
+
+
+def problems(detail: object, field: str = "") -> list[str]:
+    """Each field's first problem, named by the field: ``["max_players: Ensure ..."]``."""
+    if isinstance(detail, dict):
+        found = []
+        for key, value in detail.items():
+            name = "" if key == "non_field_errors" else str(key)
+            found += problems(value, f"{field}.{name}" if field and name else field or name)
+        return found
+    if isinstance(detail, list):
+        for item in detail:
+            if found := problems(item, field):
+                return found
+        return []
+    return [f"{field}: {detail}" if field else str(detail)]
+
+
+def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+    return JsonResponse(
+        {"code": "not_found", "message": f"there is no API endpoint {request.path}"}, status=404
+    )
