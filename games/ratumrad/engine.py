@@ -17,6 +17,7 @@ whose top is the last element.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -802,7 +803,7 @@ def view(state: GameState, player_id: PlayerId | None = None) -> dict:
         data["legal"] = legal_moves(state, player.id)
     if state.status == FINISHED:
         data["end_reason"] = state.end_reason
-        data["results"] = state.results
+        data["results"] = copy.deepcopy(state.results)
     return data
 
 
@@ -859,27 +860,30 @@ def to_dict(state: GameState) -> dict:
         "passes_in_row": state.passes_in_row,
         "end_reason": state.end_reason,
         "seq": state.seq,
-        "results": state.results,
+        "results": copy.deepcopy(state.results),
     }
 
 
 def from_dict(data: dict, board: Board | None = None) -> GameState:
+    """Rebuild a state saved by :func:`to_dict`; the state shares nothing with ``data``."""
     board = board or basel()
     if data["board"] != board.name:
         raise ValueError(f"state is for board {data['board']!r}, not {board.name!r}")
     rng = random.Random()
     version, internal, gauss = data["rng"]
     rng.setstate((version, tuple(internal), gauss))
-    scalars = (
-        "seed",
+    piles = (
         "deck",
         "discard",
         "face_up",
-        "wipes_in_row",
         "short_deck",
         "out_of_game",
         "prep_returned",
         "road_owner",
+    )
+    scalars = (
+        "seed",
+        "wipes_in_row",
         "status",
         "current",
         "turn",
@@ -887,11 +891,16 @@ def from_dict(data: dict, board: Board | None = None) -> GameState:
         "passes_in_row",
         "end_reason",
         "seq",
-        "results",
     )
+    player_lists = ("hand", "destinations", "pending", "roads")
     return GameState(
         board=board,
         rng=rng,
-        players=[Player(**p) for p in data["players"]],
+        players=[
+            Player(**{**p, **{name: list(p[name]) for name in player_lists}})
+            for p in data["players"]
+        ],
+        results=copy.deepcopy(data["results"]),
+        **{name: list(data[name]) for name in piles},
         **{name: data[name] for name in scalars},
     )

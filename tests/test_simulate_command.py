@@ -1,0 +1,51 @@
+"""``manage.py simulate`` plays random games on the Basel map and finds no broken invariant."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from games.ratumrad import simulation
+
+FIGURE = re.compile(r"^(?P<name>[a-z ]+): (?P<value>-?\d+(\.\d+)?)$")
+
+
+def run(**options: int) -> dict[str, float]:
+    out = io.StringIO()
+    call_command("simulate", stdout=out, stderr=io.StringIO(), **options)
+    figures = {}
+    for line in out.getvalue().splitlines():
+        match = FIGURE.match(line)
+        if match:
+            figures[match["name"]] = float(match["value"])
+    return figures
+
+
+def test_simulate_plays_the_games_and_reports_no_violation():
+    figures = run(games=3, players=4, seed=1)
+    assert figures["games played"] == 3
+    assert figures["invariant violations"] == 0
+    assert figures["mean moves per game"] > 20
+    assert "mean winning score" in figures
+    assert figures["games per second"] > 0
+
+
+def test_simulate_is_deterministic_per_seed():
+    first, second = run(games=2, players=3, seed=7), run(games=2, players=3, seed=7)
+    assert first["mean moves per game"] == second["mean moves per game"]
+    assert first["mean winning score"] == second["mean winning score"]
+
+
+def test_simulate_refuses_a_player_count_outside_the_rules():
+    with pytest.raises(CommandError, match="--players"):
+        run(games=1, players=6, seed=1)
+
+
+def test_simulate_fails_when_an_invariant_breaks(monkeypatch):
+    monkeypatch.setattr(simulation, "check_invariants", lambda state: ["R1.4: a card is lost"])
+    with pytest.raises(CommandError, match="invariant violations"):
+        run(games=1, players=2, seed=1)
