@@ -42,6 +42,7 @@ def decorate(view: dict, game: Game, details: dict[int, dict]) -> dict:
     view["game_id"] = game.pk
     view["name"] = game.name
     view["status"] = game.status  # ABORTED is the site's, not the engine's
+    view["seq"] = game.seq  # so is the move that aborted it
     for row in view["players"]:
         row.update(details.get(row["id"], {}))
     for row in view.get("results") or []:

@@ -8,17 +8,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratumrad_site.settings")
 # Set up Django before anything imports models (consumers, auth middleware).
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from ratumrad_site.routing import websocket_urlpatterns  # noqa: E402
+from ratumrad_site.ws_auth import WebsocketAuthMiddleware  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        # Origin check and token-or-session login (ratumrad_site/ws_auth.py).
+        "websocket": WebsocketAuthMiddleware(URLRouter(websocket_urlpatterns)),
     }
 )

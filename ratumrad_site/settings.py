@@ -58,7 +58,9 @@ def channel_layers_config(redis_url: str) -> dict[str, Any]:
         return {
             "default": {
                 "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [redis_url]},
+                # redis-py 8 gives reads a 5 s socket timeout by default; that cuts the
+                # layer's blocking BZPOPMIN (also 5 s) short and kills idle consumers.
+                "CONFIG": {"hosts": [{"address": redis_url, "socket_timeout": None}]},
             }
         }
     return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -33,7 +33,9 @@ def test_no_database_url_selects_sqlite_with_immediate_transactions_and_a_busy_t
 def test_redis_url_selects_the_redis_channel_layer():
     layers = site_settings.channel_layers_config("redis://127.0.0.1:6379/0")
     assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert layers["default"]["CONFIG"]["hosts"] == ["redis://127.0.0.1:6379/0"]
+    assert layers["default"]["CONFIG"]["hosts"] == [
+        {"address": "redis://127.0.0.1:6379/0", "socket_timeout": None}
+    ]
 
 
 def test_no_redis_url_selects_the_in_memory_channel_layer():

@@ -1,0 +1,363 @@
+"""The game socket (``/ws/games/<id>/``) and what every socket of the site shares.
+
+Consumers parse frames, call a service or a selector and format the answer; the rules live
+in the engine, state changes in ``games.services``. The protocol is in docs/protocol.md.
+
+Every client frame gets at most one direct answer (``ACK``, ``ERROR``, ``STATE`` for ``SYNC``,
+...). A refused frame changes nothing and leaves the socket open; so does a crash in a handler,
+which is logged and answered with ``server_error``.
+
+What a game socket receives from the channel layer (``games.broadcast``):
+
+* ``game.update`` (own seat group or the public group): one ``EVENT`` per event, with a
+  sentence for the activity feed in the socket's language, then the ``STATE`` that was
+  computed for this recipient after the commit.
+* ``presence.changed`` (game group, sent by the consumers themselves when a seated player's
+  socket opens or closes): ``PRESENCE`` and then a fresh ``STATE``.
+* ``chat.line`` (game group): ``CHAT``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import deque
+from datetime import timedelta
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import timezone, translation
+from django.utils.translation import trans_real
+
+from games import broadcast, feed, selectors, services
+from games.models import ChatMessage, Connection, Game, Seat
+from games.ratumrad import engine
+from games.ratumrad.board import basel
+from ratumrad_site.ws_auth import header
+
+logger = logging.getLogger(__name__)
+
+MAX_FRAME_BYTES = 8 * 1024  # checked before parsing
+MOVES_PER_SECOND = 20  # per socket: a flood guard, far above any human or sane bot
+CHAT_LINES, CHAT_WINDOW = 5, timedelta(seconds=10)  # per user, lobby and games together
+
+CLOSE_NOT_AUTHENTICATED = 4001
+CLOSE_NOT_FOUND = 4004
+CLOSE_SERVER_ERROR = 1011
+
+
+class Refused(Exception):
+    """A client message the socket answers with ``ERROR``."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def socket_language(scope: dict) -> str:
+    """The language of a socket: the language cookie, then Accept-Language, then German.
+
+    The same order as Django's LocaleMiddleware (``get_language_from_request``) for pages.
+    """
+    code = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
+    if code:
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            pass
+    for code, _quality in trans_real.parse_accept_lang_header(
+        header(scope, b"accept-language") or ""
+    ):
+        if code == "*":
+            break
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE
+
+
+def _chat_post(user, text, game_id: int | None) -> None:
+    since = timezone.now() - CHAT_WINDOW
+    if ChatMessage.objects.filter(user=user, created__gte=since).count() >= CHAT_LINES:
+        raise Refused(
+            "rate_limited",
+            f"at most {CHAT_LINES} chat lines per {CHAT_WINDOW.seconds} seconds",
+        )
+    services.chat_post(user=user, text=text, game_id=game_id)
+
+
+class ProtocolConsumer(AsyncWebsocketConsumer):
+    """JSON frames with a ``type`` and an optional ``ref``; ``ERROR`` for whatever is refused.
+
+    Subclasses fill ``handlers`` (message type → method name; the method gets the message
+    and its ref) and implement ``open`` (after authentication) and ``leave``.
+    """
+
+    handlers: dict[str, str] = {}
+
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.language = socket_language(self.scope)
+        self.moves_sent: deque[float] = deque()
+        self.accepted = False
+        if self.user is None or not self.user.is_authenticated:
+            await self.accept()
+            await self.send_error("not_authenticated", "log in, or send 'Authorization: Token'")
+            await self.close(CLOSE_NOT_AUTHENTICATED)
+            return
+        try:
+            await self.open()
+        except Exception:
+            logger.exception("socket %s: opening failed", self.channel_name)
+            if not self.accepted:
+                await self.accept()
+            await self.send_error("server_error", "the server could not open this socket")
+            await self.close(CLOSE_SERVER_ERROR)
+
+    async def accept(self, subprotocol=None, headers=None) -> None:
+        self.accepted = True
+        await super().accept(subprotocol, headers)
+
+    async def open(self) -> None:
+        """Set the socket up and accept it (authenticated users only)."""
+        raise NotImplementedError
+
+    async def leave(self) -> None:
+        raise NotImplementedError
+
+    async def disconnect(self, code: int) -> None:
+        if self.user is None or not self.user.is_authenticated:
+            return
+        try:
+            await self.leave()
+        except Exception:
+            logger.exception("closing socket %s failed", self.channel_name)
+
+    async def dispatch(self, message: dict) -> None:
+        if message["type"].startswith("websocket."):
+            await super().dispatch(message)
+            return
+        try:
+            await super().dispatch(message)
+        except Exception:
+            # A failed push must not close the socket; the next STATE (or SYNC) repairs it.
+            logger.exception("socket %s: handling %s failed", self.channel_name, message["type"])
+
+    # ------------------------------------------------------------------ client frames
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
+        ref = None
+        try:
+            message = self.parse(text_data, bytes_data)
+            ref = message.get("ref")
+            if not (ref is None or isinstance(ref, str)):
+                ref = None
+                raise Refused("bad_field", "'ref' must be a string")
+            if not isinstance(message.get("type"), str):
+                raise Refused("bad_field", "a message needs a 'type' string")
+            handler = self.handlers.get(message["type"])
+            if handler is None:
+                raise Refused("unknown_type", f"unknown message type {message['type']!r}")
+            await getattr(self, handler)(message, ref)
+        except Refused as refusal:
+            await self.send_error(refusal.code, refusal.message, ref)
+        except services.ServiceError as error:
+            await self.send_error(error.code, error.message, ref)
+        except Exception:
+            logger.exception("socket %s: handling a client message failed", self.channel_name)
+            await self.send_error("server_error", "the server could not handle this message", ref)
+
+    def parse(self, text_data: str | None, bytes_data: bytes | None) -> dict:
+        if text_data is None:
+            raise Refused("bad_json", "send JSON in text frames")
+        if len(text_data) > MAX_FRAME_BYTES or len(text_data.encode()) > MAX_FRAME_BYTES:
+            raise Refused("too_large", f"a message has at most {MAX_FRAME_BYTES} bytes")
+        try:
+            message = json.loads(text_data)
+        except (ValueError, RecursionError):
+            raise Refused("bad_json", "the message is not valid JSON") from None
+        if not isinstance(message, dict):
+            raise Refused("bad_json", "a message is a JSON object with a 'type'")
+        return message
+
+    def check_move_rate(self) -> None:
+        now = time.monotonic()
+        sent = self.moves_sent
+        while sent and sent[0] <= now - 1:
+            sent.popleft()
+        if len(sent) >= MOVES_PER_SECOND:
+            raise Refused("rate_limited", f"at most {MOVES_PER_SECOND} moves per second")
+        sent.append(now)
+
+    async def post_chat(self, message: dict, game_id: int | None) -> None:
+        await database_sync_to_async(_chat_post)(self.user, message.get("text"), game_id)
+
+    # ------------------------------------------------------------------ server frames
+
+    async def send_json(self, content: dict) -> None:
+        await self.send(text_data=json.dumps(content, ensure_ascii=False))
+
+    async def send_error(self, code: str, message: str, ref: str | None = None) -> None:
+        await self.send_json({"type": "ERROR", "code": code, "message": message, "ref": ref})
+
+    async def chat_line(self, message: dict) -> None:
+        await self.send_json(
+            {
+                "type": "CHAT",
+                "player": message["player"],
+                "name": message["name"],
+                "text": message["text"],
+                "at": message["at"],
+            }
+        )
+
+    async def join_group(self, group: str) -> None:
+        await self.channel_layer.group_add(group, self.channel_name)
+        self.groups.append(group)  # the base class leaves these groups on disconnect
+
+    async def leave_group(self, group: str) -> None:
+        await self.channel_layer.group_discard(group, self.channel_name)
+        self.groups.remove(group)
+
+
+class GameConsumer(ProtocolConsumer):
+    """``/ws/games/<id>/``: seated players get their own view, anyone else the public one."""
+
+    handlers = {
+        **{move_type: "on_move" for move_type in engine.MOVE_TYPES},
+        "SYNC": "on_sync",
+        "CHAT": "on_chat",
+    }
+
+    async def open(self) -> None:
+        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        self.seated = False
+        self.recorded = False
+        self.sent_seq = -1
+        self.names: dict[int, str] = {}
+        await self.accept()
+        seated = await database_sync_to_async(self._seated)()
+        if seated is None:
+            await self.send_error("not_found", f"there is no game {self.game_id}")
+            await self.close(CLOSE_NOT_FOUND)
+            return
+        self.seated = seated
+        await self.join_group(broadcast.game_group(self.game_id))
+        await self.join_group(self.view_group())
+        view = await database_sync_to_async(self._enter)()
+        self.recorded = True
+        if self.seated:
+            await self.tell_presence(True)
+        await self.send_state(view)
+
+    async def leave(self) -> None:
+        if not getattr(self, "recorded", False):
+            return
+        still_connected = await database_sync_to_async(self._exit)()
+        if self.seated:
+            await self.tell_presence(still_connected)
+
+    def view_group(self) -> str:
+        if self.seated:
+            return broadcast.seat_group(self.game_id, self.user.pk)
+        return broadcast.public_group(self.game_id)
+
+    # database work, run in a worker thread
+
+    def _seated(self) -> bool | None:
+        if not Game.objects.filter(pk=self.game_id).exists():
+            return None
+        return Seat.objects.filter(game_id=self.game_id, user=self.user).exists()
+
+    def _enter(self) -> dict:
+        Connection.objects.create(
+            channel_name=self.channel_name, user=self.user, game_id=self.game_id
+        )
+        return self._view()
+
+    def _exit(self) -> bool:
+        Connection.objects.filter(channel_name=self.channel_name).delete()
+        return Connection.objects.filter(game_id=self.game_id, user=self.user).exists()
+
+    def _view(self) -> dict:
+        game = Game.objects.filter(pk=self.game_id).first()
+        if game is None:
+            raise services.NotFound(f"there is no game {self.game_id}")
+        return selectors.game_view(game, self.user.pk)
+
+    # client messages
+
+    async def on_move(self, message: dict, ref: str | None) -> None:
+        expect_seq = message.get("expect_seq")
+        if expect_seq is not None and (
+            isinstance(expect_seq, bool) or not isinstance(expect_seq, int)
+        ):
+            raise Refused("bad_field", "'expect_seq' must be a whole number")
+        self.check_move_rate()
+        result = await database_sync_to_async(services.move_apply)(
+            game_id=self.game_id, user=self.user, move=message, expect_seq=expect_seq
+        )
+        # The update itself reaches every client (this one too) through its group.
+        await self.send_json({"type": "ACK", "ref": ref, "seq": result.seq})
+
+    async def on_sync(self, message: dict, ref: str | None) -> None:
+        await self.send_state(await database_sync_to_async(self._view)())
+
+    async def on_chat(self, message: dict, ref: str | None) -> None:
+        await self.post_chat(message, self.game_id)
+
+    # channel-layer messages
+
+    async def game_update(self, message: dict) -> None:
+        view = message["state"]
+        if not self.seated and self.user.pk in {row["id"] for row in view["players"]}:
+            # This spectator took a seat meanwhile: from now on their own view.
+            await self.leave_group(self.view_group())
+            self.seated = True
+            await self.join_group(self.view_group())
+            view = await database_sync_to_async(self._view)()
+        self.names.update({row["id"]: row.get("name", "") for row in view["players"]})
+        for event in message["events"]:
+            await self.send_json(
+                {"type": "EVENT", "seq": message["seq"], "event": self.feed_entry(event)}
+            )
+        # A STATE fetched for a presence change may already be newer than this update.
+        if view["seq"] >= self.sent_seq:
+            await self.send_state(view)
+
+    async def presence_changed(self, message: dict) -> None:
+        if message.get("sender") == self.channel_name:
+            return
+        await self.send_json(
+            {"type": "PRESENCE", "player": message["player"], "connected": message["connected"]}
+        )
+        view = await database_sync_to_async(self._view)()
+        if view["seq"] >= self.sent_seq:
+            await self.send_state(view)
+
+    # helpers
+
+    async def tell_presence(self, connected: bool) -> None:
+        await self.channel_layer.group_send(
+            broadcast.game_group(self.game_id),
+            {
+                "type": "presence.changed",
+                "player": self.user.pk,
+                "connected": connected,
+                "sender": self.channel_name,
+            },
+        )
+
+    async def send_state(self, view: dict) -> None:
+        self.sent_seq = view["seq"]
+        self.names.update({row["id"]: row.get("name", "") for row in view["players"]})
+        await self.send_json({"type": "STATE", "seq": view["seq"], "state": view})
+
+    def feed_entry(self, event: dict) -> dict:
+        with translation.override(self.language):
+            text = feed.describe(event, self.names, basel())
+        return {"player": None, **event, "text": text}

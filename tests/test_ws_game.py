@@ -1,0 +1,366 @@
+"""The game socket: views on connect, moves, events with feed sentences, chat, presence,
+reconnecting mid-turn, and two sockets racing the same move."""
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+from channels.db import database_sync_to_async
+from django.utils import translation
+
+from games import feed, services
+from games.consumers import socket_language
+from games.models import Game, Move
+from games.ratumrad import engine
+from games.ratumrad.board import basel
+from tests.ws_helpers import (
+    Socket,
+    close_all,
+    current_player,
+    isolated_sockets,  # noqa: F401 (autouse fixture)
+    make_people,
+    running_game,
+    started_game,
+    stored_game,
+    waiting_game,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+async def people():
+    return await make_people()
+
+
+def by_id(people, user_id):
+    return next(person for person in people if person.pk == user_id)
+
+
+async def test_a_seated_player_gets_their_own_view_when_connecting(people):
+    alice, bob = people[:2]
+    game_id = await started_game(people, 2)
+    socket = await Socket.game(game_id, alice)
+    message = socket.received[0]
+    state = message["state"]
+    assert message["seq"] == state["seq"] == 0
+    assert state["game_id"] == game_id and state["status"] == "PREPARATION"
+    assert state["you"]["player_id"] == alice.pk
+    assert len(state["you"]["pending_destinations"]) == 3
+    assert {move["type"] for move in state["legal"]} == {
+        "SHORT_DESTINATION_CARDS_SELECTED_IN_PREPARATION",
+        "VOTE_END",
+    }
+    names = {row["id"]: (row["name"], row["connected"]) for row in state["players"]}
+    assert names == {alice.pk: ("alice", True), bob.pk: ("bob", False)}
+    await socket.close()
+
+
+async def test_a_spectator_gets_the_public_view_without_you_and_without_legal_moves(people):
+    charlie = people[2]
+    game_id = await started_game(people, 2)
+    socket = await Socket.game(game_id, charlie)
+    state = socket.received[0]["state"]
+    assert "you" not in state and state["legal"] == []
+    assert [row["pending_destination_cards"] for row in state["players"]] == [3, 3]
+    await socket.close()
+
+
+async def test_a_browser_logged_in_by_session_watches_with_its_origin(people):
+    game_id = await started_game(people, 2)
+    socket = await Socket.game(game_id, people[0], auth="session")
+    assert socket.received[0]["state"]["you"]["player_id"] == people[0].pk
+    await socket.close()
+
+
+async def test_a_move_is_acknowledged_to_its_sender_and_everyone_gets_events_then_state(people):
+    alice, bob, charlie = people[:3]
+    game_id = await started_game(people, 2)
+    a = await Socket.game(game_id, alice)
+    b = await Socket.game(game_id, bob)
+    watcher = await Socket.game(game_id, charlie)
+    await a.until("STATE")  # bob arrived
+    keep = a.received[0]["state"]["legal"][1]  # reject one card
+    await a.send({**keep, "ref": "prep-1", "expect_seq": 0})
+    sent = await a.until("STATE", seq=1)
+    assert sent[0] == {"type": "ACK", "ref": "prep-1", "seq": 1}
+    for socket in (a, b, watcher):
+        messages = sent if socket is a else await socket.until("STATE", seq=1)
+        events = [m for m in messages if m["type"] == "EVENT"]
+        assert messages[-1]["type"] == "STATE"
+        assert [m["event"]["kind"] for m in events] == ["prepared"]
+        assert events[0]["seq"] == 1
+        assert events[0]["event"]["player"] == alice.pk and events[0]["event"]["kept"] == 2
+        assert events[0]["event"]["text"]
+        assert not [m for m in messages if m["type"] == "ACK" and socket is not a]
+    rows = {row["id"]: row for row in b.received[-1]["state"]["players"]}
+    assert rows[alice.pk]["prepared"] is True and rows[bob.pk]["prepared"] is False
+    assert len(a.received[-1]["state"]["you"]["destinations"]) == 3
+    await close_all(a, b, watcher)
+
+
+async def test_sync_answers_with_the_current_state(people):
+    game_id = await running_game(people, 3)
+    socket = await Socket.game(game_id, people[1])
+    state = await socket.sync()
+    assert state == socket.received[0]["state"]
+    assert state["status"] == "RUNNING" and state["seq"] == 3
+    await socket.close()
+
+
+async def test_game_chat_reaches_players_and_spectators_with_name_and_time(people):
+    alice, bob, charlie = people[:3]
+    game_id = await started_game(people, 2)
+    a = await Socket.game(game_id, alice)
+    b = await Socket.game(game_id, bob)
+    watcher = await Socket.game(game_id, charlie)
+    await a.until("STATE")  # bob arrived
+    await watcher.send({"type": "CHAT", "text": "  Hopp Basel!  "})
+    for socket in (a, b, watcher):
+        line = await socket.expect("CHAT")
+        assert line["player"] == charlie.pk and line["name"] == "charlie"
+        assert line["text"] == "Hopp Basel!" and line["at"]
+    await close_all(a, b, watcher)
+
+
+async def test_events_are_described_in_the_language_of_each_socket(people):
+    alice, bob, charlie = people[:3]
+    game_id = await started_game(people, 2)
+    german = await Socket.game(game_id, alice)
+    english = await Socket.game(game_id, bob, language="en-GB,en;q=0.9,de;q=0.5")
+    by_cookie = await Socket.game(game_id, charlie, cookies="django_language=en")
+    keep = german.received[0]["state"]["legal"][0]
+    await german.send(keep)
+    event = {"kind": "prepared", "player": alice.pk, "kept": 3}
+    with translation.override("de"):
+        in_german = feed.describe(event, {alice.pk: "alice"}, basel())
+    with translation.override("en"):
+        in_english = feed.describe(event, {alice.pk: "alice"}, basel())
+    assert in_english == "alice kept 3 short destination cards."
+    for socket, text in ((german, in_german), (english, in_english), (by_cookie, in_english)):
+        events = [m for m in await socket.until("STATE", seq=1) if m["type"] == "EVENT"]
+        assert events[0]["event"]["text"] == text
+    await close_all(german, english, by_cookie)
+
+
+@pytest.mark.parametrize(
+    ("cookie", "accept", "language"),
+    [
+        ("", "", "de"),
+        ("", "en-US,en;q=0.9", "en"),
+        ("", "fr-CH, fr;q=0.9, en;q=0.8", "en"),
+        ("", "fr", "de"),
+        ("en", "de", "en"),
+        ("xx", "en", "en"),
+    ],
+)
+def test_a_socket_speaks_the_cookie_language_then_the_browser_language_then_german(
+    cookie, accept, language
+):
+    scope = {
+        "cookies": {"django_language": cookie} if cookie else {},
+        "headers": [(b"accept-language", accept.encode())] if accept else [],
+    }
+    assert socket_language(scope) == language
+
+
+SAMPLE_EVENTS = [
+    {"kind": "dealt", "player": None},
+    {"kind": "prepared", "player": 1, "kept": 2},
+    {"kind": "game_started", "player": 1},
+    {"kind": "took_wheel", "player": 1, "source": "deck"},
+    {"kind": "took_wheel", "player": 1, "source": "face_up", "slot": 2, "color": "joker"},
+    {"kind": "display_wiped", "locked": False},
+    {"kind": "display_wiped", "locked": True},
+    {"kind": "deck_reshuffled", "cards": 41},
+    {"kind": "built_road", "player": 1, "road": 0, "color": "pink", "jokers": 0, "points": 1},
+    {"kind": "few_wheels", "player": 1, "wheels": 4},
+    {"kind": "few_wheels", "player": 1, "wheels": 0},
+    {"kind": "no_wheel_cards", "player": 1},
+    {"kind": "drew_destinations", "player": 1, "count": 3},
+    {"kind": "kept_destinations", "player": 1, "kept": 1, "returned": 2},
+    {"kind": "final_round", "player": 1, "wheels": 2},
+    {"kind": "passed", "player": 1},
+    {"kind": "voted_end", "player": 1, "end": True},
+    {"kind": "voted_end", "player": 1, "end": False},
+    {"kind": "game_over", "reason": "final_round", "winners": [1]},
+    {"kind": "game_over", "reason": "vote", "winners": [1, 2]},
+    {"kind": "game_over", "reason": "all_passed", "winners": []},
+    {"kind": "game_over", "reason": "admin", "winners": [2]},
+    {"kind": "aborted", "player": None},
+]
+
+
+def test_the_feed_has_a_sentence_for_every_event_kind_the_engine_and_the_site_emit():
+    emitted = set()
+    for module in (engine.__file__, services.__file__):
+        emitted |= set(re.findall(r'"kind": "(\w+)"', Path(module).read_text()))
+    assert emitted and emitted <= set(feed.KINDS)
+    assert {event["kind"] for event in SAMPLE_EVENTS} == set(feed.KINDS)
+    for language in ("de", "en"):
+        with translation.override(language):
+            for event in SAMPLE_EVENTS:
+                text = feed.describe(event, {1: "Lea", 2: "Noah"}, basel())
+                assert text and "Something happened" not in text, event
+                assert "%(" not in text and "{" not in text, text
+
+
+def test_feed_sentences_name_the_player_the_places_and_the_counts():
+    board = basel()
+    road = next(r for r in board.roads if r.length == 3)
+    place = {loc.id: loc.name for loc in board.locations}
+    names = {1: "Lea", 2: "Noah", 3: "Mia"}
+    built = {"kind": "built_road", "player": 1, "road": road.id, "points": 4}
+    with translation.override("en"):
+        assert feed.describe(built, names, board) == (
+            f"Lea built {place[road.a]}–{place[road.b]} (+4)"
+        )
+        few = {"kind": "few_wheels", "player": 2, "wheels": 1}
+        assert feed.describe(few, names, board) == "Noah has 1 wheel left"
+        none = {"kind": "no_wheel_cards", "player": 3}
+        assert feed.describe(none, names, board) == "Mia has no wheel cards left"
+        won = {"kind": "game_over", "reason": "vote", "winners": [1, 3]}
+        assert feed.describe(won, names, board).endswith("Winners: Lea, Mia.")
+        assert "Something happened" in feed.describe({"kind": "new_thing"}, names, board)
+        assert feed.describe({"kind": "passed", "player": 9}, names, board).startswith("someone")
+
+
+async def test_reconnecting_after_the_first_card_of_a_draw_shows_the_same_turn(people):
+    game_id = await running_game(people, 3)
+    mover = by_id(people, await current_player(game_id))
+    first = await Socket.game(game_id, mover)
+    seq = first.received[0]["seq"]
+    await first.send({"type": "TAKE_WHEEL", "source": "deck", "expect_seq": seq})
+    before = await first.state_at(seq + 1)
+    assert before["turn"] == "second_card" and before["current_player"] == mover.pk
+    await first.close()
+    again = await Socket.game(game_id, mover)
+    after = again.received[0]["state"]
+    assert after["turn"] == before["turn"] == "second_card"
+    assert after["you"]["pending_destinations"] == before["you"]["pending_destinations"] == []
+    assert after["legal"] == before["legal"]
+    assert after["you"]["hand"] == before["you"]["hand"]
+    await again.close()
+
+
+async def test_reconnecting_while_choosing_destination_cards_shows_the_same_cards(people):
+    game_id = await running_game(people, 2)
+    mover = by_id(people, await current_player(game_id))
+    first = await Socket.game(game_id, mover)
+    seq = first.received[0]["seq"]
+    await first.send({"type": "DRAW_DESTINATION_CARDS", "expect_seq": seq})
+    before = await first.state_at(seq + 1)
+    assert before["turn"] == "choose_destinations"
+    assert len(before["you"]["pending_destinations"]) == 3
+    await first.close()
+    again = await Socket.game(game_id, mover)
+    after = again.received[0]["state"]
+    assert after["turn"] == before["turn"]
+    assert after["you"]["pending_destinations"] == before["you"]["pending_destinations"]
+    assert after["legal"] == before["legal"]
+    assert {m["type"] for m in after["legal"]} == {"KEEP_DESTINATION_CARDS", "VOTE_END"}
+    await again.close()
+
+
+def connected(state, user):
+    return next(row["connected"] for row in state["players"] if row["id"] == user.pk)
+
+
+async def test_presence_flips_as_a_players_socket_opens_and_closes(people):
+    alice, bob, charlie = people[:3]
+    game_id = await started_game(people, 2)
+    a = await Socket.game(game_id, alice)
+    assert connected(a.received[0]["state"], bob) is False
+    b = await Socket.game(game_id, bob)
+    assert await a.expect("PRESENCE") == {"type": "PRESENCE", "player": bob.pk, "connected": True}
+    assert connected((await a.expect("STATE"))["state"], bob) is True
+    assert connected(b.received[0]["state"], bob) is True
+    watcher = await Socket.game(game_id, charlie)  # spectators are not players: no presence
+    assert await a.is_quiet()
+    await b.close()
+    assert await a.expect("PRESENCE") == {"type": "PRESENCE", "player": bob.pk, "connected": False}
+    assert connected((await a.expect("STATE"))["state"], bob) is False
+    assert (await watcher.until("STATE"))[0]["type"] == "PRESENCE"
+    assert connected(watcher.received[-1]["state"], bob) is False
+    await close_all(a, watcher)
+
+
+async def test_a_player_stays_connected_until_their_last_socket_closes(people):
+    alice, bob = people[:2]
+    game_id = await started_game(people, 2)
+    a = await Socket.game(game_id, alice)
+    phone = await Socket.game(game_id, bob)
+    laptop = await Socket.game(game_id, bob)
+    for _ in (phone, laptop):
+        assert (await a.until("STATE"))[0] == {
+            "type": "PRESENCE",
+            "player": bob.pk,
+            "connected": True,
+        }
+    await phone.close()
+    assert (await a.expect("PRESENCE"))["connected"] is True
+    assert connected((await a.expect("STATE"))["state"], bob) is True
+    await laptop.close()
+    assert (await a.expect("PRESENCE"))["connected"] is False
+    await a.close()
+
+
+async def test_the_same_move_sent_on_two_sockets_at_once_is_applied_once(people):
+    game_id = await running_game(people, 2)
+    mover = by_id(people, await current_player(game_id))
+    one = await Socket.game(game_id, mover)
+    two = await Socket.game(game_id, mover)
+    await one.until("STATE")  # the second socket arrived
+    seq = one.received[0]["seq"]
+    move = {"type": "TAKE_WHEEL", "source": "deck", "expect_seq": seq}
+    await asyncio.gather(one.send({**move, "ref": "one"}), two.send({**move, "ref": "two"}))
+
+    async def answer_and_state(socket):
+        answer = state = None
+        while answer is None or state is None:
+            message = await socket.recv()
+            if message["type"] in ("ACK", "ERROR"):
+                answer = message
+            elif message["type"] == "STATE" and message["seq"] == seq + 1:
+                state = message
+        return answer
+
+    answers = await asyncio.gather(answer_and_state(one), answer_and_state(two))
+    assert sorted(a["type"] for a in answers) == ["ACK", "ERROR"]
+    error = next(a for a in answers if a["type"] == "ERROR")
+    assert error["code"] == "stale"
+    game = await stored_game(game_id)
+    assert game.seq == seq + 1
+    moves = await database_sync_to_async(lambda: Move.objects.filter(game_id=game_id).count())()
+    assert moves == seq + 1
+    await close_all(one, two)
+
+
+async def test_a_spectator_who_takes_a_seat_gets_their_own_view_once_the_game_starts(people):
+    alice, bob = people[:2]
+    game_id = await waiting_game(alice, max_players=2)
+    socket = await Socket.game(game_id, bob)
+    assert "you" not in socket.received[0]["state"]
+    await database_sync_to_async(services.game_join)(game_id=game_id, user=bob)
+    await database_sync_to_async(services.game_start)(game_id=game_id, user=alice)
+    messages = await socket.until("STATE")
+    assert messages[0]["event"]["kind"] == "dealt"
+    assert messages[-1]["state"]["you"]["player_id"] == bob.pk
+    assert messages[-1]["state"]["legal"]
+    await socket.close()
+
+
+async def test_an_aborted_game_tells_everyone_and_allows_no_more_moves(people):
+    alice, charlie = people[0], people[2]
+    game_id = await started_game(people, 2)
+    a = await Socket.game(game_id, alice)
+    watcher = await Socket.game(game_id, charlie)
+    await database_sync_to_async(services.game_abort)(game_id=game_id)
+    for socket in (a, watcher):
+        messages = await socket.until("STATE", seq=1)
+        assert messages[0]["event"]["kind"] == "aborted"
+        assert messages[0]["event"]["text"]
+        assert messages[-1]["state"]["status"] == Game.Status.ABORTED
+        assert messages[-1]["state"]["legal"] == []
+    await close_all(a, watcher)

@@ -1,0 +1,202 @@
+"""The lobby socket: the game list (asked for and pushed), who is online, joining a game,
+lobby chat, and the same refusals as the game socket."""
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games import selectors, services
+from games.models import ChatMessage, Connection, Game, Seat
+from tests.ws_helpers import (
+    Socket,
+    close_all,
+    isolated_sockets,  # noqa: F401 (autouse fixture)
+    make_people,
+    started_game,
+    waiting_game,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+async def people():
+    return await make_people()
+
+
+@database_sync_to_async
+def seats_of(game_id: int) -> list[str]:
+    return list(
+        Seat.objects.filter(game_id=game_id).order_by("id").values_list("user__username", flat=True)
+    )
+
+
+async def test_the_game_list_shows_the_newest_games_first_with_the_rest_fields(people):
+    first = await waiting_game(people[0], name="Erste")
+    second = await started_game(people[1:], 2, name="Zweite")
+    lobby = await Socket.lobby(people[2])
+    await lobby.send({"type": "REQUEST_GAMES"})
+    games = (await lobby.expect("GAMES"))["games"]
+    assert [g["id"] for g in games] == [second, first]
+    game = await database_sync_to_async(Game.objects.get)(pk=second)
+    expected = await database_sync_to_async(selectors.game_summary)(game)
+    assert games[0] == expected
+    assert set(games[0]) == {"id", "name", "status", "players", "max_players", "created"}
+    assert games[0]["players"] == 2 and games[0]["status"] == "PREPARATION"
+    await lobby.close()
+
+
+async def test_the_game_list_can_be_filtered_by_status(people):
+    waiting = await waiting_game(people[0])
+    await started_game(people[1:], 2)
+    lobby = await Socket.lobby(people[2])
+    await lobby.send({"type": "REQUEST_GAMES", "status": "WAITING"})
+    message = await lobby.expect("GAMES")
+    assert message["status"] == "WAITING"
+    assert [g["id"] for g in message["games"]] == [waiting]
+    await lobby.send({"type": "REQUEST_GAMES", "status": "LOST", "ref": "s"})
+    error = await lobby.expect("ERROR")
+    assert (error["code"], error["ref"]) == ("bad_field", "s")
+    await lobby.close()
+
+
+async def test_the_lobby_gets_the_list_again_whenever_it_changes(people):
+    alice, bob = people[:2]
+    lobby = await Socket.lobby(bob)
+    await lobby.send({"type": "REQUEST_GAMES", "status": "WAITING"})
+    assert (await lobby.expect("GAMES"))["games"] == []
+    game_id = await waiting_game(alice, max_players=2)
+    pushed = await lobby.expect("GAMES")
+    assert [(g["id"], g["players"]) for g in pushed["games"]] == [(game_id, 1)]
+    await database_sync_to_async(services.game_join)(game_id=game_id, user=bob)
+    assert [g["players"] for g in (await lobby.expect("GAMES"))["games"]] == [2]
+    await database_sync_to_async(services.game_start)(game_id=game_id, user=alice)
+    assert (await lobby.expect("GAMES"))["games"] == []  # no longer WAITING
+    await lobby.close()
+
+
+async def test_connected_players_are_everyone_with_an_open_socket_each_once(people):
+    alice, bob, charlie = people[:3]
+    game_id = await started_game(people, 2)
+    lobby = await Socket.lobby(alice)
+    second = await Socket.lobby(alice)
+    in_game = await Socket.game(game_id, bob)
+    watching = await Socket.game(game_id, charlie)
+    await lobby.send({"type": "REQUEST_ALL_CONNECTED_PLAYERS"})
+    players = (await lobby.expect("CONNECTED_PLAYERS"))["players"]
+    assert players == [
+        {"id": alice.pk, "name": "alice"},
+        {"id": bob.pk, "name": "bob"},
+        {"id": charlie.pk, "name": "charlie"},
+    ]
+    await close_all(in_game, watching, second)
+    await lobby.send({"type": "REQUEST_ALL_CONNECTED_PLAYERS"})
+    assert (await lobby.expect("CONNECTED_PLAYERS"))["players"] == [
+        {"id": alice.pk, "name": "alice"}
+    ]
+    await lobby.close()
+    assert await database_sync_to_async(Connection.objects.count)() == 0
+
+
+async def test_a_lobby_socket_is_a_connection_without_a_game(people):
+    lobby = await Socket.lobby(people[0])
+    rows = await database_sync_to_async(lambda: list(Connection.objects.values("user", "game")))()
+    assert rows == [{"user": people[0].pk, "game": None}]
+    await lobby.close()
+
+
+@pytest.mark.parametrize("as_sent", ["number", "string"])
+async def test_wanting_to_join_a_game_takes_a_seat(people, as_sent):
+    alice, bob = people[:2]
+    game_id = await waiting_game(alice)
+    game_ref = game_id if as_sent == "number" else str(game_id)
+    lobby = await Socket.lobby(bob)
+    await lobby.send({"type": "WANT_TO_JOIN_GAME", "game_id": game_ref, "ref": "j"})
+    joined = await lobby.until("JOINED_GAME")
+    assert joined[-1] == {"type": "JOINED_GAME", "game_id": game_ref, "ref": "j"}
+    assert await seats_of(game_id) == ["alice", "bob"]
+    await lobby.close()
+
+
+@pytest.mark.parametrize(
+    ("situation", "code"),
+    [
+        ("full", "full"),
+        ("started", "started"),
+        ("already_seated", "already_seated"),
+        ("missing", "not_found"),
+        ("not_a_number", "bad_field"),
+    ],
+)
+async def test_joining_is_refused_with_the_services_reason(people, situation, code):
+    alice, bob, charlie = people[:3]
+    joiner = charlie
+    if situation == "full":
+        game_id = await waiting_game(alice, max_players=2)
+        await database_sync_to_async(services.game_join)(game_id=game_id, user=bob)
+    elif situation == "started":
+        game_id = await started_game(people, 2)
+    elif situation == "already_seated":
+        game_id, joiner = await waiting_game(alice), alice
+    else:
+        game_id = await waiting_game(alice)
+    target = {"missing": 999999, "not_a_number": "zwei"}.get(situation, game_id)
+    seats = await seats_of(game_id)
+    lobby = await Socket.lobby(joiner)
+    await lobby.send({"type": "WANT_TO_JOIN_GAME", "game_id": target, "ref": "j"})
+    error = await lobby.expect("ERROR")
+    assert (error["code"], error["ref"]) == (code, "j")
+    assert await seats_of(game_id) == seats
+    await lobby.send({"type": "REQUEST_ALL_CONNECTED_PLAYERS"})
+    await lobby.expect("CONNECTED_PLAYERS")  # still open
+    await lobby.close()
+
+
+async def test_lobby_chat_reaches_the_lobby_only_and_is_stored_without_a_game(people):
+    alice, bob, charlie = people[:3]
+    game_id = await started_game(people, 2)
+    a = await Socket.lobby(alice)
+    b = await Socket.lobby(bob)
+    in_game = await Socket.game(game_id, charlie)
+    await a.send({"type": "CHAT", "text": "Wer spielt mit?"})
+    for socket in (a, b):
+        line = await socket.expect("CHAT")
+        assert (line["player"], line["name"], line["text"]) == (
+            alice.pk,
+            "alice",
+            "Wer spielt mit?",
+        )
+        assert line["at"]
+    assert await in_game.is_quiet()
+    rows = await database_sync_to_async(lambda: list(ChatMessage.objects.values("game", "text")))()
+    assert rows == [{"game": None, "text": "Wer spielt mit?"}]
+    await close_all(a, b, in_game)
+
+
+async def test_lobby_chat_is_rate_limited_like_game_chat(people):
+    lobby = await Socket.lobby(people[0])
+    for n in range(5):
+        await lobby.send({"type": "CHAT", "text": f"{n}"})
+        await lobby.expect("CHAT")
+    await lobby.send({"type": "CHAT", "text": "more"})
+    assert (await lobby.expect("ERROR"))["code"] == "rate_limited"
+    await lobby.close()
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        ("{{{", "bad_json"),
+        ("[]", "bad_json"),
+        ('{"type": "BUILD_ROAD", "road": 1}', "unknown_type"),
+        ('{"type": "REQUEST_GAMES", "ref": ["x"]}', "bad_field"),
+        ('{"type": "CHAT", "text": "' + "x" * 9000 + '"}', "too_large"),
+    ],
+)
+async def test_the_lobby_refuses_bad_messages_and_stays_open(people, frame, code):
+    lobby = await Socket.lobby(people[0])
+    await lobby.send(frame)
+    error = await lobby.expect("ERROR")
+    assert error["code"] == code and error["ref"] is None
+    await lobby.send({"type": "REQUEST_GAMES"})
+    await lobby.expect("GAMES")
+    await lobby.close()
