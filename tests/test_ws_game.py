@@ -138,6 +138,7 @@ async def test_events_are_described_in_the_language_of_each_socket(people):
     with translation.override("en"):
         in_english = feed.describe(event, {alice.pk: "alice"}, basel())
     assert in_english == "alice kept 3 short destination cards."
+    assert in_german == "alice behält 3 Kurzstreckenkarten."
     for socket, text in ((german, in_german), (english, in_english), (by_cookie, in_english)):
         events = [m for m in await socket.until("STATE", seq=1) if m["type"] == "EVENT"]
         assert events[0]["event"]["text"] == text
@@ -224,6 +225,12 @@ def test_feed_sentences_name_the_player_the_places_and_the_counts():
         assert feed.describe(won, names, board).endswith("Winners: Lea, Mia.")
         assert "Something happened" in feed.describe({"kind": "new_thing"}, names, board)
         assert feed.describe({"kind": "passed", "player": 9}, names, board).startswith("someone")
+    with translation.override("de"):
+        assert feed.describe(built, names, board) == (
+            f"Lea hat {place[road.a]}–{place[road.b]} gebaut (+4)"
+        )
+        assert feed.describe(few, names, board) == "Noah hat nur noch 1 Rad"
+        assert feed.describe(none, names, board) == "Mia hat keine Radkarten mehr"
 
 
 async def test_reconnecting_after_the_first_card_of_a_draw_shows_the_same_turn(people):
