@@ -51,6 +51,10 @@ class _Names:
         return name if name else gettext("someone")
 
 
+def _joined(event: dict, name: _Names, board: Board) -> str:
+    return gettext("%(name)s joined the game.") % {"name": name(event["player"])}
+
+
 def _dealt(event: dict, name: _Names, board: Board) -> str:
     return gettext("The cards are dealt: everyone chooses their short destination cards.")
 
@@ -184,6 +188,7 @@ def _aborted(event: dict, name: _Names, board: Board) -> str:
 
 
 _WRITERS: dict[str, Callable[[dict, _Names, Board], str]] = {
+    "joined": _joined,
     "dealt": _dealt,
     "prepared": _prepared,
     "game_started": _game_started,

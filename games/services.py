@@ -108,6 +108,8 @@ def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
         if len(seats) >= game.max_players:
             raise Conflict("the game is full", "full")
         seat = Seat.objects.create(game=game, user=user)
+        events = [{"kind": "joined", "player": user.pk}]
+        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.seq, events))
         transaction.on_commit(broadcast.lobby_changed)
     return seat
 

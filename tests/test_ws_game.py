@@ -167,6 +167,7 @@ def test_a_socket_speaks_the_cookie_language_then_the_browser_language_then_germ
 
 
 SAMPLE_EVENTS = [
+    {"kind": "joined", "player": 2},
     {"kind": "dealt", "player": None},
     {"kind": "prepared", "player": 1, "kept": 2},
     {"kind": "game_started", "player": 1},
@@ -350,6 +351,9 @@ async def test_a_spectator_who_takes_a_seat_gets_their_own_view_once_the_game_st
     socket = await Socket.game(game_id, bob)
     assert "you" not in socket.received[0]["state"]
     await database_sync_to_async(services.game_join)(game_id=game_id, user=bob)
+    messages = await socket.until("STATE")
+    assert messages[0]["event"]["kind"] == "joined"
+    assert [p["id"] for p in messages[-1]["state"]["players"]] == [alice.pk, bob.pk]
     await database_sync_to_async(services.game_start)(game_id=game_id, user=alice)
     messages = await socket.until("STATE")
     assert messages[0]["event"]["kind"] == "dealt"
