@@ -12,6 +12,7 @@ from channels.layers import get_channel_layer
 
 from games import selectors
 from games.models import ChatMessage, Game
+from games.ratumrad import engine
 
 LOBBY_GROUP = "lobby"
 
@@ -29,22 +30,39 @@ def game_group(game_id: int) -> str:
 
 
 def _send(group: str, message: dict) -> None:
+    _send_all([(group, message)])
+
+
+def _send_all(messages: list[tuple[str, dict]]) -> None:
+    """Send to several groups in one trip to the event loop (``async_to_sync`` is not free)."""
     layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(group, message)
+    if layer is None or not messages:
+        return
+
+    async def send() -> None:
+        for group, message in messages:
+            await layer.group_send(group, message)
+
+    async_to_sync(send)()
 
 
-def game_changed(game_id: int, seq: int, events: list[dict]) -> None:
-    """Tell every client of the game: the new events and a fresh view, each their own."""
-    game = Game.objects.get(pk=game_id)
+def game_changed(game: Game, state: engine.GameState | None, events: list[dict]) -> None:
+    """Tell every client of the game: the new events and a fresh view, each their own.
+
+    ``game`` and ``state`` are as committed by the change being announced.
+    """
     details = selectors.player_details(game)
-    state = selectors.engine_state(game)
-    for user_id in details:
-        view = selectors.game_view(game, user_id, state, details)
-        _send(seat_group(game_id, user_id), _update(seq, events, view))
-    _send(
-        public_group(game_id), _update(seq, events, selectors.game_view(game, None, state, details))
-    )
+    seq = game.seq
+    messages = [
+        (
+            seat_group(game.pk, user_id),
+            _update(seq, events, selectors.game_view(game, user_id, state, details)),
+        )
+        for user_id in details
+    ]
+    view = selectors.game_view(game, None, state, details)
+    messages.append((public_group(game.pk), _update(seq, events, view)))
+    _send_all(messages)
 
 
 def _update(seq: int, events: list[dict], view: dict) -> dict:

@@ -109,7 +109,7 @@ def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
             raise Conflict("the game is full", "full")
         seat = Seat.objects.create(game=game, user=user)
         events = [{"kind": "joined", "player": user.pk}]
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, game.seq, events))
+        transaction.on_commit(lambda: broadcast.game_changed(game, None, events))
         transaction.on_commit(broadcast.lobby_changed)
     return seat
 
@@ -192,8 +192,8 @@ def game_abort(*, game_id: int) -> Game:
         game.save(update_fields=["status", "finished", "seq"])
         events = [{"kind": "aborted", "player": None}]
         Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[0])
-        seq = game.seq
-        transaction.on_commit(lambda: broadcast.game_changed(game.pk, seq, events))
+        state = load_state(game) if game.state else None
+        transaction.on_commit(lambda: broadcast.game_changed(game, state, events))
         transaction.on_commit(broadcast.lobby_changed)
     return game
 
@@ -214,50 +214,51 @@ def _record(
         game.end_reason = state.end_reason or ""
     if move is not None:
         Move.objects.create(game=game, seq=state.seq, user=user, payload=move)
-    _store(game, state, seats)
+    _store(game, state, seats, events)
     Event.objects.bulk_create(
         Event(game=game, seq=state.seq, kind=event["kind"], data=event) for event in events
     )
-    seq = game.seq
-    transaction.on_commit(lambda: broadcast.game_changed(game.pk, seq, events))
+    transaction.on_commit(lambda: broadcast.game_changed(game, state, events))
     if was_playing != game.is_playing:
         transaction.on_commit(broadcast.lobby_changed)
 
 
-def _store(game: Game, state: engine.GameState, seats: list[Seat]) -> None:
-    """Save the engine state and keep seats, roads and destination cards in step with it."""
+# Events after which the players' destination cards may have changed hands or status.
+DESTINATION_EVENTS = {"dealt", "prepared", "drew_destinations", "kept_destinations", "game_over"}
+
+
+def _store(game: Game, state: engine.GameState, seats: list[Seat], events: list[dict]) -> None:
+    """Save the engine state and keep seats, roads and destination cards in step with it.
+
+    Only what the events say may have changed is written: a move touches one or two rows.
+    """
     game.state = engine.to_dict(state)
     game.seq = state.seq
-    game.save()
+    game.save(update_fields=["state", "seq", "status", "started", "finished", "end_reason"])
     by_user = {seat.user_id: seat for seat in seats}
-    changed = []
+    totals = {row["player"]: (row["total"], row["place"]) for row in state.results or []}
     for order, player in enumerate(state.players):
         seat = by_user[player.id]
         hand = dict(zip(engine.COLORS, player.hand, strict=True))
-        values = (order, player.color, player.score, player.wheels, hand)
-        if (seat.turn_order, seat.color, seat.score, seat.wheels, seat.hand) != values:
-            seat.turn_order, seat.color, seat.score, seat.wheels, seat.hand = values
-            changed.append(seat)
-    if state.results:
-        for row in state.results:
-            seat = by_user[row["player"]]
-            seat.total, seat.place = row["total"], row["place"]
-        changed = seats
-    if changed:
-        Seat.objects.bulk_update(
-            changed, ["turn_order", "color", "score", "wheels", "hand", "total", "place"]
-        )
-    _store_roads(game, state, by_user)
-    _store_destinations(game, state, by_user)
-
-
-def _store_roads(game: Game, state: engine.GameState, by_user: dict[int, Seat]) -> None:
-    known = set(BuiltRoad.objects.filter(game=game).values_list("road", flat=True))
+        total, place = totals.get(player.id, (None, None))
+        values = (order, player.color, player.score, player.wheels, hand, total, place)
+        fields = ["turn_order", "color", "score", "wheels", "hand", "total", "place"]
+        if tuple(getattr(seat, name) for name in fields) != values:
+            for name, value in zip(fields, values, strict=True):
+                setattr(seat, name, value)
+            seat.save(
+                update_fields=["turn_order", "color", "score", "wheels", "hand", "total", "place"]
+            )
     BuiltRoad.objects.bulk_create(
         BuiltRoad(game=game, road=road, seat=by_user[state.players[owner].id], seq=state.seq)
-        for road, owner in enumerate(state.road_owner)
-        if owner is not None and road not in known
+        for road, owner in (
+            (event["road"], state.road_owner[event["road"]])
+            for event in events
+            if event["kind"] == "built_road"
+        )
     )
+    if any(event["kind"] in DESTINATION_EVENTS for event in events):
+        _store_destinations(game, state, by_user)
 
 
 def _store_destinations(game: Game, state: engine.GameState, by_user: dict[int, Seat]) -> None:
@@ -272,7 +273,7 @@ def _store_destinations(game: Game, state: engine.GameState, by_user: dict[int, 
             wanted[card] = (seat.pk, DestinationCard.Status.KEPT, complete.get(card))
         for card in player.pending:
             wanted[card] = (seat.pk, DestinationCard.Status.PENDING, None)
-    have = {row.card: row for row in DestinationCard.objects.filter(game=game).select_related(None)}
+    have = {row.card: row for row in DestinationCard.objects.filter(game=game)}
     gone = [card for card in have if card not in wanted]
     if gone:
         DestinationCard.objects.filter(game=game, card__in=gone).delete()

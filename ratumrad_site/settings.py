@@ -41,16 +41,25 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+# SQLite cannot lock rows: take the write lock when a transaction starts, and wait for a
+# busy database instead of failing at once. Write-ahead logging lets readers go on while
+# one connection writes, and a commit needs no full sync of the database file.
+SQLITE_OPTIONS = {
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
+
+
 def database_config(url: str, base_dir: Path) -> dict[str, Any]:
-    if url:
-        return dj_database_url.parse(url)
-    return {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": base_dir / "db.sqlite3",
-        # SQLite cannot lock rows: take the write lock when a transaction starts, and wait
-        # for a busy database instead of failing at once.
-        "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
-    }
+    config = (
+        dj_database_url.parse(url)
+        if url
+        else {"ENGINE": "django.db.backends.sqlite3", "NAME": base_dir / "db.sqlite3"}
+    )
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+    return config
 
 
 def channel_layers_config(redis_url: str) -> dict[str, Any]:

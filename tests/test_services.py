@@ -134,5 +134,13 @@ def test_a_whole_random_game_through_the_services_matches_the_engine(people, cou
         )
     owners = dict(BuiltRoad.objects.filter(game=game).values_list("road", "seat__user_id"))
     assert owners == {r["road"]: r["owner"] for r in engine.view(replayed)["roads"]}
+    held = {
+        (card, user_id)
+        for card, user_id in DestinationCard.objects.filter(game=game).values_list(
+            "card", "seat__user_id"
+        )
+    }
+    assert held == {(card, p.id) for p in replayed.players for card in p.destinations}
+    assert not DestinationCard.objects.filter(game=game, complete=None).exists()
     assert Event.objects.filter(game=game, kind="game_over").count() == 1
     assert Move.objects.filter(game=game).count() == replayed.seq

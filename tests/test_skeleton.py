@@ -30,6 +30,13 @@ def test_no_database_url_selects_sqlite_with_immediate_transactions_and_a_busy_t
     assert config["OPTIONS"]["timeout"] > 0
 
 
+def test_a_sqlite_database_url_gets_the_same_locking_options():
+    config = site_settings.database_config("sqlite:////srv/ratumrad/game.sqlite3", Path("/x"))
+    assert config["NAME"] == "/srv/ratumrad/game.sqlite3"
+    assert config["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+    assert "journal_mode=WAL" in config["OPTIONS"]["init_command"]
+
+
 def test_redis_url_selects_the_redis_channel_layer():
     layers = site_settings.channel_layers_config("redis://127.0.0.1:6379/0")
     assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
