@@ -40,7 +40,7 @@ from ratumrad_site.ws_auth import header
 logger = logging.getLogger(__name__)
 
 MAX_FRAME_BYTES = 8 * 1024  # checked before parsing
-MOVES_PER_SECOND = 20  # per socket: a flood guard, far above any human or sane bot
+MOVES_PER_SECOND = 50  # per socket: a flood guard, far above any human or sane bot
 CHAT_LINES, CHAT_WINDOW = 5, timedelta(seconds=10)  # per user, lobby and games together
 
 CLOSE_NOT_AUTHENTICATED = 4001

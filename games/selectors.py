@@ -43,6 +43,8 @@ def decorate(view: dict, game: Game, details: dict[int, dict]) -> dict:
     view["name"] = game.name
     view["status"] = game.status  # ABORTED is the site's, not the engine's
     view["seq"] = game.seq  # so is the move that aborted it
+    if game.status == Game.Status.ABORTED:
+        view["current_player"], view["turn"], view["legal"] = None, None, []
     for row in view["players"]:
         row.update(details.get(row["id"], {}))
     for row in view.get("results") or []:
@@ -51,7 +53,7 @@ def decorate(view: dict, game: Game, details: dict[int, dict]) -> dict:
 
 
 def waiting_view(game: Game, details: dict[int, dict], user_id: int | None) -> dict:
-    """A game that has not been dealt yet: only its seats."""
+    """A game that has not been dealt yet: its seats, and an empty table."""
     return {
         "game_id": game.pk,
         "name": game.name,
@@ -59,7 +61,30 @@ def waiting_view(game: Game, details: dict[int, dict], user_id: int | None) -> d
         "seq": game.seq,
         "max_players": game.max_players,
         "creator": game.creator_id,
-        "players": [{"id": uid, **info} for uid, info in details.items()],
+        "current_player": None,
+        "turn": None,
+        "final_round": False,
+        "final_turns_left": None,
+        "players": [
+            {
+                "id": uid,
+                "color": None,
+                "score": 0,
+                "wheels": engine.WHEELS,
+                "wheel_cards": 0,
+                "destination_cards": 0,
+                "pending_destination_cards": 0,
+                "prepared": False,
+                "voted_end": False,
+                **info,
+            }
+            for uid, info in details.items()
+        ],
+        "face_up": [None] * engine.DISPLAY_SIZE,
+        "deck": 0,
+        "discard": 0,
+        "short_deck": 0,
+        "roads": [],
         "legal": [],
         **({"you": {"player_id": user_id}} if user_id in details else {}),
     }
@@ -85,10 +110,7 @@ def game_view(
         return waiting_view(game, details, user_id)
     state = state or engine_state(game)
     seated = user_id if user_id in state.seats else None
-    view = engine.view(state, seated)
-    if game.status in Game.OVER and game.status != Game.Status.FINISHED:
-        view["legal"] = []
-    return decorate(view, game, details)
+    return decorate(engine.view(state, seated), game, details)
 
 
 def game_log(game: Game) -> dict:

@@ -93,8 +93,7 @@ class PlayerSerializer(serializers.Serializer):
     name = serializers.CharField()
     is_bot = serializers.BooleanField()
     connected = serializers.BooleanField()
-    # Known once the cards are dealt:
-    color = serializers.CharField(required=False)
+    color = serializers.CharField(allow_null=True, help_text="null until the cards are dealt")
     score = serializers.IntegerField(required=False)
     wheels = serializers.IntegerField(required=False)
     wheel_cards = serializers.IntegerField(required=False)

@@ -18,13 +18,8 @@ class RankingRowSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="the player's name")
     score = serializers.IntegerField(help_text="the seat's final total (R3)")
     game_id = serializers.IntegerField()
-
-
-class RankingsSerializer(serializers.Serializer):
-    rankings = RankingRowSerializer(many=True)
-    ratings = serializers.ListField(
-        child=serializers.DictField(),
-        help_text="each player's rating; always empty until ratings are computed",
+    rating = serializers.FloatField(
+        allow_null=True, help_text="the player's rating; null until ratings are computed"
     )
 
 
@@ -36,11 +31,11 @@ class RankingsView(APIView):
         tags=["rankings"],
         summary="The best game scores",
         description=(
-            f"`rankings`: the best final totals of finished games, one row per seat, at most"
+            f"The best final totals of finished games, one row per seat, at most"
             f" {selectors.TOP}, best first; equal scores share a rank (1, 2, 2, 4)."
-            " `ratings` stays an empty list until player ratings are computed."
+            " Each row carries the player's `rating` (null until ratings are computed)."
         ),
-        responses={200: RankingsSerializer},
+        responses={200: RankingRowSerializer(many=True)},
     )
     def get(self, request: Request) -> Response:
-        return Response({"rankings": selectors.best_game_scores(), "ratings": []})
+        return Response(selectors.best_game_scores())

@@ -27,6 +27,7 @@ def best_game_scores(*, limit: int = TOP) -> list[dict]:
                 "name": seat.user.get_username(),
                 "score": seat.total,
                 "game_id": seat.game_id,
+                "rating": None,
             }
         )
     return rows

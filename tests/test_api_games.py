@@ -292,6 +292,37 @@ def test_a_waiting_game_shows_its_seats_to_anyone(alice, anonymous):
     assert alice.api.get(f"/api/games/{game['id']}/").json()["you"] == {"player_id": alice.user.pk}
 
 
+def test_a_waiting_game_has_every_state_field_of_the_protocol(alice, anonymous):
+    game = create_game(alice.api)
+    view = anonymous.get(f"/api/games/{game['id']}/").json()
+    assert set(view) >= {
+        "game_id",
+        "status",
+        "seq",
+        "current_player",
+        "turn",
+        "final_round",
+        "players",
+        "face_up",
+        "deck",
+        "discard",
+        "short_deck",
+        "roads",
+        "legal",
+    }
+    assert set(view["players"][0]) >= {
+        "id",
+        "name",
+        "color",
+        "score",
+        "wheels",
+        "wheel_cards",
+        "destination_cards",
+        "is_bot",
+        "connected",
+    }
+
+
 def test_a_seated_player_sees_their_own_hand_and_cards(alice, bob):
     game_id = started_game(alice, bob)
     view = alice.api.get(f"/api/games/{game_id}/").json()

@@ -38,35 +38,34 @@ def played(scores: dict, status: str = Game.Status.FINISHED, days_ago: int = 0) 
     return game
 
 
-def rankings() -> dict:
+def rankings() -> list[dict]:
     response = APIClient().get("/api/rankings/")
     assert response.status_code == 200
     return response.json()
 
 
 def test_no_finished_game_means_an_empty_ranking():
-    assert rankings() == {"rankings": [], "ratings": []}
+    assert rankings() == []
 
 
 def test_the_best_scores_come_first_one_row_per_seat(people):
     alice, bob, charlie = people["alice"], people["bob"], people["charlie"]
     old = played({alice: 40, bob: 12}, days_ago=3)
     new = played({alice: 55, charlie: -4})
-    assert rankings() == {
-        "rankings": [
-            {"rank": 1, "player": alice.pk, "name": "alice", "score": 55, "game_id": new.pk},
-            {"rank": 2, "player": alice.pk, "name": "alice", "score": 40, "game_id": old.pk},
-            {"rank": 3, "player": bob.pk, "name": "bob", "score": 12, "game_id": old.pk},
-            {"rank": 4, "player": charlie.pk, "name": "charlie", "score": -4, "game_id": new.pk},
-        ],
-        "ratings": [],
-    }
+    rows = [
+        (1, alice.pk, "alice", 55, new.pk),
+        (2, alice.pk, "alice", 40, old.pk),
+        (3, bob.pk, "bob", 12, old.pk),
+        (4, charlie.pk, "charlie", -4, new.pk),
+    ]
+    keys = ("rank", "player", "name", "score", "game_id")
+    assert rankings() == [{**dict(zip(keys, row, strict=True)), "rating": None} for row in rows]
 
 
 def test_equal_scores_share_a_rank_and_the_next_rank_skips(people):
     played({people["alice"]: 30, people["bob"]: 20}, days_ago=2)
     played({people["charlie"]: 30, people["dora"]: 10}, days_ago=1)
-    rows = rankings()["rankings"]
+    rows = rankings()
     assert [(r["rank"], r["name"], r["score"]) for r in rows] == [
         (1, "alice", 30),  # the earlier game first
         (1, "charlie", 30),
@@ -79,7 +78,7 @@ def test_only_finished_games_count(people):
     played({people["alice"]: 99, people["bob"]: 98}, status=Game.Status.RUNNING)
     played({people["alice"]: 97, people["bob"]: 96}, status=Game.Status.ABORTED)
     played({people["charlie"]: 5, people["dora"]: 4})
-    assert [r["name"] for r in rankings()["rankings"]] == ["charlie", "dora"]
+    assert [r["name"] for r in rankings()] == ["charlie", "dora"]
 
 
 def test_the_ranking_stops_at_the_top_100(people, django_assert_max_num_queries):

@@ -103,10 +103,6 @@ def test_the_token_scheme_is_documented(schema):
     assert {"tokenAuth": []} in create["security"]
 
 
-def test_the_ratings_are_described_as_empty_for_now(schema):
-    assert "empty" in schema["paths"]["/api/rankings/"]["get"]["description"]
-
-
 def test_real_answers_match_the_documented_schemas(schema):
     anonymous = APIClient()
     check(schema, "/api/auth/guest/", "post", anonymous.post("/api/auth/guest/", {"name": "Lea"}))
