@@ -1,0 +1,286 @@
+"""A real daphne server in a subprocess, on a database of its own, for tests over real sockets.
+
+* ``server_database()`` makes the database the servers use: a temporary SQLite file, or with a
+  PostgreSQL ``DATABASE_URL`` a throwaway database ``ratumrad_real_<random>`` on the same
+  server (dropped at the end). Either way ``manage.py migrate`` runs for it first. It is not
+  pytest-django's test database: the server sees only what the tests send over HTTP and
+  websockets.
+* ``Server`` runs ``python -m daphne -b 127.0.0.1 -p <free port> ratumrad_site.asgi:application``
+  in the repository root with that ``DATABASE_URL`` (and the test process's ``REDIS_URL``),
+  waits until it listens and ``/healthz`` answers, and kills it when the ``with`` block ends,
+  however it ends. ``kill()`` is a SIGKILL: the server gets no chance to clean up.
+
+Several test runs may share the machine, the PostgreSQL server and Redis at once: ports are
+free ones, database names are random, and with Redis the game ids start at a random number
+(the servers share Redis's default channel-layer prefix, and groups are named by game id).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import secrets
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+START_TIMEOUT = 30  # seconds for one server to come up (a cold start takes about 1 s)
+MIGRATE_TIMEOUT = 120
+HTTP_TIMEOUT = 10
+START_ATTEMPTS = 3  # a free port can be taken by someone else before daphne binds it
+
+
+class ServerError(RuntimeError):
+    pass
+
+
+# ---------------------------------------------------------------------------- database
+
+
+def _server_env(database_url: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["DATABASE_URL"] = database_url
+    env["DJANGO_SETTINGS_MODULE"] = "ratumrad_site.settings"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def _is_postgres(url: str) -> bool:
+    return urlsplit(url).scheme in ("postgres", "postgresql", "pgsql", "postgis")
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+def _migrate(database_url: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+        cwd=ROOT,
+        env=_server_env(database_url),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=MIGRATE_TIMEOUT,
+    )
+    if done.returncode != 0:
+        raise ServerError(f"migrate failed:\n{done.stdout}\n{done.stderr}")
+
+
+def _first_game_id() -> int:
+    return secrets.randbelow(10**12) + 10**6
+
+
+@contextlib.contextmanager
+def server_database() -> Iterator[str]:
+    """A migrated database for the servers; yields its ``DATABASE_URL``."""
+    test_url = os.environ.get("DATABASE_URL", "").strip()
+    shared_layer = bool(os.environ.get("REDIS_URL", "").strip())
+    if test_url and _is_postgres(test_url):
+        import psycopg
+
+        name = f"ratumrad_real_{secrets.token_hex(6)}"
+        admin_url = _with_database(test_url, "postgres")
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        url = _with_database(test_url, name)
+        try:
+            _migrate(url)
+            if shared_layer:
+                with psycopg.connect(url, autocommit=True) as connection:
+                    connection.execute(
+                        f"ALTER TABLE games_game ALTER COLUMN id RESTART WITH {_first_game_id()}"
+                    )
+            yield url
+        finally:
+            with psycopg.connect(admin_url, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    else:
+        with tempfile.TemporaryDirectory(prefix="ratumrad-real-") as folder:
+            path = Path(folder) / "server.sqlite3"
+            url = f"sqlite:///{path}"
+            _migrate(url)
+            if shared_layer:
+                with contextlib.closing(sqlite3.connect(path)) as connection, connection:
+                    connection.execute(
+                        "INSERT INTO sqlite_sequence (name, seq) VALUES ('games_game', ?)",
+                        (_first_game_id(),),
+                    )
+            yield url
+
+
+# ---------------------------------------------------------------------------- HTTP
+
+
+# Straight to 127.0.0.1, whatever proxy the environment names.
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def http_json(method: str, url: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+    """One JSON request the way a script sends it (no cookies, no Origin): status and body."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Accept", "application/json")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Token {token}")
+    try:
+        with _DIRECT.open(request, timeout=HTTP_TIMEOUT) as response:
+            status, raw = response.status, response.read()
+    except urllib.error.HTTPError as error:
+        status, raw = error.code, error.read()
+    try:
+        return status, json.loads(raw) if raw else None
+    except ValueError:
+        return status, raw.decode(errors="replace")
+
+
+# ---------------------------------------------------------------------------- server
+
+
+def free_port() -> int:
+    with contextlib.closing(socket.socket()) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGKILL when the test process dies (Linux), so no server outlives it."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+class Server:
+    """One daphne process serving the site on 127.0.0.1 and a free port."""
+
+    def __init__(self, database_url: str, log_dir: Path | str):
+        self.database_url = database_url
+        self.log_dir = Path(log_dir)
+        self.port: int | None = None
+        self.process: subprocess.Popen | None = None
+        self.log_path: Path | None = None
+
+    def __enter__(self) -> Server:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def ws_url(self, path: str) -> str:
+        return f"ws://127.0.0.1:{self.port}{path}"
+
+    def start(self) -> None:
+        failures = []
+        for _ in range(START_ATTEMPTS):
+            self._spawn(free_port())
+            try:
+                self._wait_until_ready()
+                return
+            except ServerError as error:
+                failures.append(str(error))
+                self.stop()
+                if "Address already in use" not in str(error):
+                    break
+        raise ServerError("\n\n".join(failures))
+
+    def _spawn(self, port: int) -> None:
+        self.port = port
+        self.log_path = self.log_dir / f"daphne-{port}-{secrets.token_hex(3)}.log"
+        # PR_SET_PDEATHSIG follows the thread that forks: only safe from the main thread.
+        in_main_thread = threading.current_thread() is threading.main_thread()
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "daphne",
+                    "-b",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "ratumrad_site.asgi:application",
+                ],
+                cwd=ROOT,
+                env=_server_env(self.database_url),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # a Ctrl-C in the terminal goes to the tests only
+                preexec_fn=_die_with_parent if sys.platform == "linux" and in_main_thread else None,
+            )
+
+    def log(self) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        return self.log_path.read_text(errors="replace")
+
+    def _wait_until_ready(self) -> None:
+        """Until this process listens on the port and /healthz answers through it.
+
+        The log line proves that the answer comes from this process and not from someone
+        else who took the port meanwhile.
+        """
+        listening = f"Listening on TCP address 127.0.0.1:{self.port}"
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise ServerError(
+                    f"daphne exited with {self.process.returncode}:\n{self.log()[-3000:]}"
+                )
+            if listening in self.log():
+                with contextlib.suppress(OSError):
+                    status, body = http_json("GET", self.base_url + "/healthz")
+                    if status == 200 and body.get("status") == "ok":
+                        return
+            time.sleep(0.05)
+        raise ServerError(f"daphne did not come up in {START_TIMEOUT} s:\n{self.log()[-3000:]}")
+
+    def kill(self) -> None:
+        """SIGKILL: the server stops at once, mid-whatever, like a crash or a power cut."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        """Ask the server to stop (SIGTERM), kill it if it takes too long."""
+        process = self.process
+        if process is None:
+            return
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+
+    def get(self, path: str, token: str | None = None) -> tuple[int, Any]:
+        return http_json("GET", self.base_url + path, token=token)
+
+    def post(self, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+        return http_json("POST", self.base_url + path, body if body is not None else {}, token)

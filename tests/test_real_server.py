@@ -1,0 +1,499 @@
+"""The site as it really runs: daphne in a subprocess, clients over real TCP sockets.
+
+Guests log in over HTTP (``POST /api/auth/guest/``) and play over websockets the way a bot
+does: ``Authorization: Token <key>`` and no ``Origin``. The server has a database of its own
+(``tests.real_server``), not pytest-django's test database, and runs with the test process's
+``REDIS_URL``: on PostgreSQL + Redis these tests cross process boundaries for real.
+
+Moves are random legal ones, from the ``legal`` list of the mover's own latest STATE. The
+server deals from its own random seed, so each run plays different games; a failing test
+shows the end of its servers' logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import random
+import secrets
+from dataclasses import dataclass
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from games.ratumrad import engine
+from tests.real_server import Server, server_database
+from tests.test_ws_whole_games import check_no_leak
+
+TIMEOUT = 10  # seconds for any one message
+TEST_TIMEOUT = 50  # seconds for a whole test (they take a few)
+PLAYING = ("RUNNING", "FINAL_ROUND")
+MAX_GAME_MOVES = 600  # random two-player games end after 80 to 120 moves
+
+
+@pytest.fixture(scope="module")
+def database_url():
+    """One migrated server database for this module; each test brings its own guests."""
+    with server_database() as url:
+        yield url
+
+
+@pytest.fixture
+def server_log():
+    """Servers register here; pytest shows the end of their logs when a test fails."""
+    servers: list[Server] = []
+    yield servers
+    for server in servers:
+        print(f"--- daphne on port {server.port} ---\n{server.log()[-4000:]}")
+
+
+@contextlib.contextmanager
+def running(database_url: str, tmp_path, server_log: list[Server]):
+    server = Server(database_url, tmp_path)
+    server_log.append(server)
+    with server:
+        yield server
+
+
+# ---------------------------------------------------------------------------- clients
+
+
+@dataclass(frozen=True)
+class Guest:
+    id: int
+    name: str
+    token: str
+
+
+async def guest(server: Server, name: str) -> Guest:
+    name = f"{name}-{secrets.token_hex(3)}"  # names are unique; other runs may share the db
+    status, body = await asyncio.to_thread(server.post, "/api/auth/guest/", {"name": name})
+    assert status == 201, body
+    assert body["user"]["name"] == name
+    return Guest(body["user"]["id"], name, body["token"])
+
+
+async def started_game(server: Server, players: list[Guest], name: str) -> int:
+    """A game of ``players`` (the first creates and starts it): the preparation phase."""
+    creator = players[0]
+    body = {"name": name, "max_players": len(players)}
+    status, game = await asyncio.to_thread(server.post, "/api/games/", body, creator.token)
+    assert status == 201, game
+    for player in players[1:]:
+        path = f"/api/games/{game['id']}/join/"
+        status, joined = await asyncio.to_thread(server.post, path, {}, player.token)
+        assert status == 200, joined
+    path = f"/api/games/{game['id']}/start/"
+    status, started = await asyncio.to_thread(server.post, path, {}, creator.token)
+    assert status == 200 and started["status"] == "PREPARATION", started
+    return game["id"]
+
+
+class GameSocket:
+    """One real websocket on ``/ws/games/<id>/``; ``received`` keeps every message in order."""
+
+    def __init__(self, connection: ClientConnection, viewer: int):
+        self.connection = connection
+        self.viewer = viewer
+        self.received: list[dict] = []
+
+    @classmethod
+    async def open(cls, server: Server, player: Guest, game_id: int) -> GameSocket:
+        """Connect like a bot (token, no Origin) and read up to the first STATE."""
+        connection = await connect(
+            server.ws_url(f"/ws/games/{game_id}/"),
+            additional_headers={"Authorization": f"Token {player.token}"},
+            open_timeout=TIMEOUT,
+            close_timeout=2,
+            max_size=2**22,
+            proxy=None,  # straight to 127.0.0.1, whatever proxy the environment names
+        )
+        socket = cls(connection, player.id)
+        await socket.until("STATE")
+        return socket
+
+    async def send(self, message: dict) -> None:
+        await self.connection.send(json.dumps(message))
+
+    async def recv(self, timeout: float = TIMEOUT) -> dict:
+        async with asyncio.timeout(timeout):
+            raw = await self.connection.recv()
+        message = json.loads(raw)
+        self.received.append(message)
+        return message
+
+    async def until(self, kind: str, **fields) -> list[dict]:
+        """Read up to and including the next ``kind`` whose fields match."""
+        seen = []
+        while True:
+            message = await self.recv()
+            seen.append(message)
+            if message["type"] == kind and all(message.get(k) == v for k, v in fields.items()):
+                return seen
+
+    async def answer(self, ref: str) -> dict:
+        """Read up to the ACK or ERROR that answers ``ref``."""
+        while True:
+            message = await self.recv()
+            if message["type"] in ("ACK", "ERROR") and message.get("ref") == ref:
+                return message
+
+    def latest(self) -> dict:
+        return next(m for m in reversed(self.received) if m["type"] == "STATE")["state"]
+
+    async def state_at(self, seq: int) -> dict:
+        """Read on until the update to ``seq`` is in: its EVENTs and a STATE of ``seq``.
+
+        A STATE of ``seq`` may come before its EVENTs: a presence change (another socket of
+        the game opening or closing) is answered with a fresh STATE read from the database.
+        """
+        while not (
+            self.latest()["seq"] == seq
+            and any(m["type"] == "EVENT" and m["seq"] == seq for m in self.received)
+        ):
+            message = await self.recv()
+            assert message.get("seq", seq) <= seq, (seq, message)
+        return self.latest()
+
+    async def quiet(self, seconds: float) -> bool:
+        try:
+            await self.recv(seconds)
+        except TimeoutError:
+            return True
+        return False
+
+    async def close(self) -> None:
+        with contextlib.suppress(ConnectionClosed, OSError, TimeoutError):
+            await self.connection.close()
+
+
+# ---------------------------------------------------------------------------- a table
+
+
+def without_presence(state: dict) -> dict:
+    """A STATE's ``state`` without the ``connected`` flags (presence is not game state)."""
+    state = json.loads(json.dumps(state))
+    for row in state["players"]:
+        row.pop("connected", None)
+    return state
+
+
+def own_secrets(state: dict) -> dict:
+    you = state["you"]
+    return {
+        "hand": you["hand"],
+        "destinations": {card["id"] for card in you["destinations"]},
+        "pending": {card["id"] for card in you["pending_destinations"]},
+    }
+
+
+class Table:
+    """Players at one game, one socket each. Every move goes out with a ``ref`` and the
+    ``expect_seq`` of the table, and every socket is read up to the STATE it led to."""
+
+    refs = itertools.count()
+
+    def __init__(self, game_id: int, players: list[Guest], rng: random.Random, check_leaks=False):
+        self.game_id = game_id
+        self.players = {player.id: player for player in players}
+        self.rng = rng
+        self.check_leaks = check_leaks
+        self.sockets: dict[int, GameSocket] = {}
+        self.seq = 0
+        self.acks = 0  # moves applied through this table
+        self.secrets: dict[int, dict] = {}  # seq -> each player's own hand and cards then
+        self.checked: dict[int, int] = {}  # messages leak-checked per socket
+
+    async def connect(self, server: Server) -> None:
+        """(Re)open one socket per player; all at the same seq."""
+        for player in self.players.values():
+            self.sockets[player.id] = await GameSocket.open(server, player, self.game_id)
+            self.checked[player.id] = 0
+        seqs = {socket.latest()["seq"] for socket in self.sockets.values()}
+        assert len(seqs) == 1, seqs
+        self.seq = seqs.pop()
+        self.note_secrets()
+
+    async def leave(self, player: int) -> None:
+        await self.sockets.pop(player).close()
+
+    async def close(self) -> None:
+        await asyncio.gather(*(socket.close() for socket in self.sockets.values()))
+
+    def latest(self, player: int | None = None) -> dict:
+        socket = self.sockets[player] if player is not None else next(iter(self.sockets.values()))
+        return socket.latest()
+
+    def mover(self) -> int | None:
+        """Who moves the game on now: a player still choosing short cards, or the current one."""
+        state = self.latest()
+        if state["status"] == "PREPARATION":
+            waiting = [row["id"] for row in state["players"] if not row["prepared"]]
+            return self.rng.choice(waiting)
+        if state["status"] in PLAYING:
+            return state["current_player"]
+        return None
+
+    def random_move(self, player: int) -> dict:
+        legal = [m for m in self.latest(player)["legal"] if m["type"] != "VOTE_END"]
+        assert legal, self.latest(player)
+        return self.rng.choice(legal)
+
+    async def send(self, player: int, move: dict) -> dict:
+        """Apply ``move``: exactly one ACK with the next seq; returns the mover's new state."""
+        ref = f"m{next(self.refs)}"
+        socket = self.sockets[player]
+        while True:
+            await socket.send({**move, "ref": ref, "expect_seq": self.seq})
+            answer = await socket.answer(ref)
+            if answer.get("code") != "rate_limited":
+                break
+            await asyncio.sleep(0.2)  # a polite bot backs off (20 moves per second and socket)
+        assert answer == {"type": "ACK", "ref": ref, "seq": self.seq + 1}, (answer, move)
+        self.seq += 1
+        self.acks += 1
+        for each in self.sockets.values():
+            await each.state_at(self.seq)
+        self.note_secrets()
+        return self.latest(player)
+
+    async def step(self) -> bool:
+        """One random legal move; False once the game is over."""
+        player = self.mover()
+        if player is None:
+            return False
+        await self.send(player, self.random_move(player))
+        return True
+
+    async def play(self, moves: int) -> None:
+        for _ in range(moves):
+            assert await self.step(), "the game ended early"
+
+    async def play_to_end(self) -> None:
+        for _ in range(MAX_GAME_MOVES):
+            if not await self.step():
+                return
+        raise AssertionError(f"game {self.game_id} did not end in {MAX_GAME_MOVES} moves")
+
+    async def vote_end(self) -> None:
+        """R8.2: everyone votes to end the game."""
+        for player in self.players:
+            await self.send(player, {"type": "VOTE_END", "end": True})
+        assert self.latest()["status"] == "FINISHED"
+
+    async def reach(self, turn: str, move: dict, who: int | None = None) -> int:
+        """Play on until ``who`` (anyone) may start a turn with ``move`` and it leaves the
+        turn at ``turn``; returns that player."""
+        for _ in range(80):
+            state = self.latest()
+            player = state["current_player"]
+            if (
+                state["status"] in PLAYING
+                and state["turn"] is None
+                and who in (None, player)
+                and move in self.latest(player)["legal"]
+            ):
+                if (await self.send(player, move))["turn"] == turn:
+                    return player
+            else:
+                assert await self.step(), "the game ended early"
+        raise AssertionError(f"game {self.game_id} never got to {turn}")
+
+    def note_secrets(self) -> None:
+        """What each seat holds at this seq (from its own STATE); then check every message
+        received so far for anyone else's hand or destination cards (R9)."""
+        if not self.check_leaks:
+            return
+        self.secrets[self.seq] = {
+            player: own_secrets(socket.latest()) for player, socket in self.sockets.items()
+        }
+        for viewer, socket in self.sockets.items():
+            for message in socket.received[self.checked[viewer] :]:
+                check_no_leak(message, viewer, self.secrets[message.get("seq", self.seq)])
+            self.checked[viewer] = len(socket.received)
+
+    async def check_log(self, server: Server) -> dict:
+        """The log replays (R2.5) to the results every player sees, and has every move."""
+        token = next(iter(self.players.values())).token
+        path = f"/api/games/{self.game_id}/log/"
+        status, log = await asyncio.to_thread(server.get, path, token)
+        assert status == 200, log
+        assert set(log["players"]) == set(self.players)
+        moves = [(row["player"], row["move"]) for row in log["moves"]]
+        replayed = engine.replay(log["seed"], log["players"], moves)
+        assert replayed.results and log["results"] == replayed.results
+        assert replayed.seq == self.seq
+        for player in self.sockets:
+            state = self.latest(player)
+            assert state["status"] == "FINISHED" and state["legal"] == []
+            shown = [{k: v for k, v in row.items() if k != "name"} for row in state["results"]]
+            assert shown == replayed.results
+        assert [row["seq"] for row in log["moves"]] == list(
+            range(self.seq - len(moves) + 1, self.seq + 1)
+        )
+        assert len(moves) == self.acks, "a move was lost or applied twice"
+        return log
+
+
+async def close_tables(tables) -> None:
+    await asyncio.gather(*(table.close() for table in tables))
+
+
+# ---------------------------------------------------------------------------- tests
+
+
+async def test_a_restarted_server_resumes_every_game_exactly(database_url, tmp_path, server_log):
+    """Three games, one mid-draw (one card taken, the drawer gone), one mid destination
+    choice (the chooser gone), one half prepared; SIGKILL; a new server on the same database:
+    everyone's STATE is as it was, and the games play on to ends the logs replay."""
+    rng = random.Random(secrets.randbits(64))
+    kinds = ("mid-draw", "mid-destinations", "preparation")
+    tables: dict[str, Table] = {}
+    async with asyncio.timeout(TEST_TIMEOUT):
+        with running(database_url, tmp_path, server_log) as first:
+            try:
+                lea, noah = await guest(first, "Lea"), await guest(first, "Noah")
+                for kind in kinds:
+                    game_id = await started_game(first, [lea, noah], kind)
+                    tables[kind] = Table(game_id, [lea, noah], rng)
+                    await tables[kind].connect(first)
+
+                draw = tables["mid-draw"]
+                await draw.play(8)
+                drawer = await draw.reach("second_card", {"type": "TAKE_WHEEL", "source": "deck"})
+                assert draw.latest()["current_player"] == drawer
+
+                choose = tables["mid-destinations"]
+                await choose.play(8)
+                other = lea.id if drawer == noah.id else noah.id
+                chooser = await choose.reach(
+                    "choose_destinations", {"type": "DRAW_DESTINATION_CARDS"}, who=other
+                )
+                assert choose.latest(chooser)["you"]["pending_destinations"]
+
+                prepare = tables["preparation"]
+                await prepare.send(lea.id, prepare.random_move(lea.id))
+                assert prepare.latest()["status"] == "PREPARATION"
+
+                recorded = {
+                    kind: {player: table.latest(player) for player in table.sockets}
+                    for kind, table in tables.items()
+                }
+                await draw.leave(drawer)
+                await choose.leave(chooser)
+                first.kill()
+                assert first.process.returncode == -9
+            finally:
+                await close_tables(tables.values())
+
+        with running(database_url, tmp_path, server_log) as second:
+            try:
+                for kind, table in tables.items():
+                    await table.connect(second)
+                    for player, state in recorded[kind].items():
+                        assert without_presence(table.latest(player)) == without_presence(state), (
+                            kind,
+                            player,
+                        )
+                assert draw.latest()["turn"] == "second_card"
+                assert draw.latest()["current_player"] == drawer
+                assert choose.latest()["turn"] == "choose_destinations"
+
+                await draw.play_to_end()
+                await choose.play(10)
+                await choose.vote_end()
+                await prepare.play(10)
+                await prepare.vote_end()
+                for table in tables.values():
+                    await table.check_log(second)
+            finally:
+                await close_tables(tables.values())
+
+
+async def test_the_same_move_raced_on_many_real_sockets_is_applied_once(
+    database_url, tmp_path, server_log
+):
+    """Each round the mover sends one move with the same ``expect_seq`` on all five of
+    their sockets at once: one ACK, four ``stale``, one move in the log."""
+    rng = random.Random(secrets.randbits(64))
+    rounds, copies = 20, 5
+    async with asyncio.timeout(TEST_TIMEOUT):
+        with running(database_url, tmp_path, server_log) as server:
+            sockets: list[GameSocket] = []
+            try:
+                lea, noah = await guest(server, "Lea"), await guest(server, "Noah")
+                game_id = await started_game(server, [lea, noah], "race")
+                table = Table(game_id, [lea, noah], rng)
+                await table.connect(server)  # one socket each: the table's view
+                sockets.extend(table.sockets.values())
+                spare = {}
+                for player in (lea, noah):
+                    spare[player.id] = [
+                        await GameSocket.open(server, player, game_id) for _ in range(copies - 1)
+                    ]
+                    sockets.extend(spare[player.id])
+                applied = []
+                for round_ in range(rounds):
+                    mover = table.mover()
+                    move = table.random_move(mover)
+                    racing = [table.sockets[mover], *spare[mover]]
+                    refs = [f"race{round_}-{copy}" for copy in range(copies)]
+                    await asyncio.gather(
+                        *(
+                            socket.send({**move, "ref": ref, "expect_seq": table.seq})
+                            for socket, ref in zip(racing, refs, strict=True)
+                        )
+                    )
+                    answers = await asyncio.gather(
+                        *(socket.answer(ref) for socket, ref in zip(racing, refs, strict=True))
+                    )
+                    acks = [answer for answer in answers if answer["type"] == "ACK"]
+                    assert len(acks) == 1, answers
+                    assert acks[0]["seq"] == table.seq + 1, answers
+                    refused = [answer for answer in answers if answer["type"] != "ACK"]
+                    assert [answer["code"] for answer in refused] == ["stale"] * (copies - 1), (
+                        answers
+                    )
+                    table.seq += 1
+                    table.acks += 1
+                    applied.append({"seq": table.seq, "player": mover, "move": move})
+                    for socket in sockets:
+                        await socket.state_at(table.seq)
+                # Nothing more was applied than the ACKs said.
+                await asyncio.gather(*(socket.quiet(0.2) for socket in sockets))
+                for socket in sockets:
+                    assert socket.latest()["seq"] == table.seq
+                await table.vote_end()
+                log = await table.check_log(server)
+                assert log["moves"][:rounds] == applied
+                assert [row["move"]["type"] for row in log["moves"][rounds:]] == ["VOTE_END"] * 2
+            finally:
+                await asyncio.gather(*(socket.close() for socket in sockets))
+
+
+async def test_a_whole_game_between_two_real_clients(database_url, tmp_path, server_log):
+    """A two-player game to its natural end; no message shows a player anyone else's hand
+    or destination cards (R9); the results are the replay of the log (R2.5)."""
+    rng = random.Random(secrets.randbits(64))
+    async with asyncio.timeout(TEST_TIMEOUT):
+        with running(database_url, tmp_path, server_log) as server:
+            table = None
+            try:
+                lea, noah = await guest(server, "Lea"), await guest(server, "Noah")
+                game_id = await started_game(server, [lea, noah], "whole game")
+                table = Table(game_id, [lea, noah], rng, check_leaks=True)
+                await table.connect(server)
+                await table.play_to_end()
+                assert table.latest()["end_reason"] in ("final_round", "all_passed")
+                for socket in table.sockets.values():
+                    assert await socket.quiet(0.1)
+                table.note_secrets()
+                await table.check_log(server)
+                names = {row["name"] for row in table.latest()["results"]}
+                assert names == {lea.name, noah.name}
+            finally:
+                if table is not None:
+                    await table.close()
