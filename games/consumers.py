@@ -19,6 +19,7 @@ What a game socket receives from the channel layer (``games.broadcast``):
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -129,7 +130,27 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     async def leave(self) -> None:
         raise NotImplementedError
 
+    def start_heartbeat(self) -> None:
+        self.heartbeat = asyncio.create_task(self.beat())
+
+    async def beat(self) -> None:
+        """Keep this socket's Connection row live (presence) for as long as it is open."""
+        refresh = database_sync_to_async(
+            lambda: Connection.objects.filter(channel_name=self.channel_name).update(
+                seen=timezone.now()
+            )
+        )
+        while True:
+            await asyncio.sleep(settings.PRESENCE_BEAT.total_seconds())
+            try:
+                await refresh()
+            except Exception:
+                logger.exception("socket %s: presence refresh failed", self.channel_name)
+
     async def disconnect(self, code: int) -> None:
+        heartbeat = getattr(self, "heartbeat", None)
+        if heartbeat is not None:
+            heartbeat.cancel()
         if self.user is None or not self.user.is_authenticated:
             return
         try:
@@ -250,6 +271,7 @@ class GameConsumer(ProtocolConsumer):
         await self.join_group(self.view_group())
         view = await database_sync_to_async(self._enter)()
         self.recorded = True
+        self.start_heartbeat()
         if self.seated:
             await self.tell_presence(True)
         await self.send_state(view)
@@ -274,6 +296,7 @@ class GameConsumer(ProtocolConsumer):
         return Seat.objects.filter(game_id=self.game_id, user=self.user).exists()
 
     def _enter(self) -> dict:
+        Connection.objects.stale().delete()
         Connection.objects.create(
             channel_name=self.channel_name, user=self.user, game_id=self.game_id
         )
@@ -281,7 +304,7 @@ class GameConsumer(ProtocolConsumer):
 
     def _exit(self) -> bool:
         Connection.objects.filter(channel_name=self.channel_name).delete()
-        return Connection.objects.filter(game_id=self.game_id, user=self.user).exists()
+        return Connection.objects.live().filter(game_id=self.game_id, user=self.user).exists()
 
     def _view(self) -> dict:
         game = Game.objects.filter(pk=self.game_id).first()

@@ -9,6 +9,7 @@ directly: views come from ``games.selectors``.
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -162,8 +163,20 @@ class ChatMessage(models.Model):
         return f"{self.user_id}: {self.text[:40]}"
 
 
+class ConnectionQuerySet(models.QuerySet):
+    def live(self) -> "ConnectionQuerySet":
+        """Connections whose socket reported in lately (a killed server leaves its rows behind)."""
+        return self.filter(seen__gte=timezone.now() - settings.PRESENCE_TTL)
+
+    def stale(self) -> "ConnectionQuerySet":
+        return self.filter(seen__lt=timezone.now() - settings.PRESENCE_TTL)
+
+
 class Connection(models.Model):
-    """An open websocket: who is connected where (presence), across server processes."""
+    """An open websocket: who is connected where (presence), across server processes.
+
+    Every socket refreshes ``seen`` while it is open; only live rows count as connected.
+    """
 
     channel_name = models.CharField(max_length=128, unique=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -171,6 +184,9 @@ class Connection(models.Model):
         Game, null=True, blank=True, on_delete=models.CASCADE, related_name="connections"
     )
     opened = models.DateTimeField(auto_now_add=True)
+    seen = models.DateTimeField(default=timezone.now, db_index=True)
+
+    objects = ConnectionQuerySet.as_manager()
 
     def __str__(self) -> str:
         return f"{self.user_id} on {self.channel_name}"

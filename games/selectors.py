@@ -26,7 +26,9 @@ def game_summary(game: Game, seat_count: int | None = None) -> dict:
 def player_details(game: Game) -> dict[int, dict]:
     """Names, bot flags and presence of the seated players, by user id."""
     seats = Seat.objects.filter(game=game).select_related("user")
-    online = set(Connection.objects.filter(game=game).values_list("user_id", flat=True).distinct())
+    online = set(
+        Connection.objects.live().filter(game=game).values_list("user_id", flat=True).distinct()
+    )
     return {
         seat.user_id: {
             "name": seat.user.get_username(),

@@ -28,7 +28,7 @@ def games_list(status: str | None) -> list[dict]:
 def connected_players() -> list[dict]:
     users = (
         get_user_model()
-        .objects.filter(pk__in=Connection.objects.values("user_id"))
+        .objects.filter(pk__in=Connection.objects.live().values("user_id"))
         .order_by("username", "id")
     )
     return [{"id": user.pk, "name": user.get_username()} for user in users]
@@ -58,6 +58,7 @@ class LobbyConsumer(ProtocolConsumer):
             channel_name=self.channel_name, user=self.user, game=None
         )
         self.recorded = True
+        self.start_heartbeat()
         await self.accept()
 
     async def leave(self) -> None:

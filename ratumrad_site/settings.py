@@ -5,6 +5,7 @@ DATABASE_URL and REDIS_URL switch to PostgreSQL and the Redis channel layer.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -62,14 +63,18 @@ def database_config(url: str, base_dir: Path) -> dict[str, Any]:
     return config
 
 
-def channel_layers_config(redis_url: str) -> dict[str, Any]:
+def channel_layers_config(redis_url: str, prefix: str = "ratumrad") -> dict[str, Any]:
     if redis_url:
         return {
             "default": {
                 "BACKEND": "channels_redis.core.RedisChannelLayer",
                 # redis-py 8 gives reads a 5 s socket timeout by default; that cuts the
                 # layer's blocking BZPOPMIN (also 5 s) short and kills idle consumers.
-                "CONFIG": {"hosts": [{"address": redis_url, "socket_timeout": None}]},
+                "CONFIG": {
+                    "hosts": [{"address": redis_url, "socket_timeout": None}],
+                    # Sites sharing one Redis must not hear each other's groups.
+                    "prefix": prefix,
+                },
             }
         }
     return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -138,7 +143,12 @@ TEMPLATES = [
 DATABASES = {"default": database_config(env_str("DATABASE_URL"), BASE_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-CHANNEL_LAYERS = channel_layers_config(env_str("REDIS_URL"))
+CHANNEL_LAYERS = channel_layers_config(env_str("REDIS_URL"), env_str("REDIS_PREFIX", "ratumrad"))
+
+# Presence: an open socket refreshes its Connection row every PRESENCE_BEAT; a row not
+# refreshed for PRESENCE_TTL belongs to a socket of a server that died, and is ignored.
+PRESENCE_BEAT = timedelta(seconds=30)
+PRESENCE_TTL = timedelta(seconds=90)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

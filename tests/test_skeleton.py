@@ -38,11 +38,12 @@ def test_a_sqlite_database_url_gets_the_same_locking_options():
 
 
 def test_redis_url_selects_the_redis_channel_layer():
-    layers = site_settings.channel_layers_config("redis://127.0.0.1:6379/0")
+    layers = site_settings.channel_layers_config("redis://127.0.0.1:6379/0", "staging")
     assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     assert layers["default"]["CONFIG"]["hosts"] == [
         {"address": "redis://127.0.0.1:6379/0", "socket_timeout": None}
     ]
+    assert layers["default"]["CONFIG"]["prefix"] == "staging"
 
 
 def test_no_redis_url_selects_the_in_memory_channel_layer():

@@ -3,15 +3,16 @@ reconnecting mid-turn, and two sockets racing the same move."""
 
 import asyncio
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from channels.db import database_sync_to_async
-from django.utils import translation
+from django.utils import timezone, translation
 
 from games import feed, services
 from games.consumers import socket_language
-from games.models import Game, Move
+from games.models import Connection, Game, Move
 from games.ratumrad import engine
 from games.ratumrad.board import basel
 from tests.ws_helpers import (
@@ -292,6 +293,31 @@ async def test_presence_flips_as_a_players_socket_opens_and_closes(people):
     assert (await watcher.until("STATE"))[0]["type"] == "PRESENCE"
     assert connected(watcher.received[-1]["state"], bob) is False
     await close_all(a, watcher)
+
+
+async def test_a_socket_left_behind_by_a_dead_server_does_not_count_as_connected(people, settings):
+    alice, bob = people[:2]
+    game_id = await started_game(people, 2)
+    old = timezone.now() - settings.PRESENCE_TTL - timedelta(seconds=1)
+    await database_sync_to_async(Connection.objects.create)(
+        channel_name="gone!", user=bob, game_id=game_id, seen=old
+    )
+    a = await Socket.game(game_id, alice)
+    assert connected(a.received[0]["state"], bob) is False
+    assert not await database_sync_to_async(Connection.objects.filter(seen=old).exists)()
+    await a.close()
+
+
+async def test_an_open_socket_keeps_its_presence_fresh(people, settings):
+    settings.PRESENCE_BEAT = timedelta(milliseconds=20)
+    alice = people[0]
+    game_id = await started_game(people, 2)
+    a = await Socket.game(game_id, alice)
+    row = await database_sync_to_async(Connection.objects.get)(user=alice, game_id=game_id)
+    await asyncio.sleep(0.2)
+    await database_sync_to_async(row.refresh_from_db)()
+    assert row.seen > row.opened + timedelta(milliseconds=15)
+    await a.close()
 
 
 async def test_a_player_stays_connected_until_their_last_socket_closes(people):
