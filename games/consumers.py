@@ -32,7 +32,7 @@ from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
-from games import broadcast, feed, selectors, services
+from games import bots, broadcast, feed, selectors, services
 from games.models import ChatMessage, Connection, Game, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import basel
@@ -328,6 +328,8 @@ class GameConsumer(ProtocolConsumer):
         await self.send_json({"type": "ACK", "ref": ref, "seq": result.seq})
 
     async def on_sync(self, message: dict, ref: str | None) -> None:
+        # A bot turn lost to a crashed server is taken up here (at once if none is due).
+        await database_sync_to_async(bots.kick)(self.game_id)
         await self.send_state(await database_sync_to_async(self._view)())
 
     async def on_chat(self, message: dict, ref: str | None) -> None:

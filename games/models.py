@@ -60,6 +60,7 @@ class Seat(models.Model):
     )
     joined = models.DateTimeField(auto_now_add=True)
     is_bot = models.BooleanField(default=False)
+    bot = models.CharField(max_length=16, blank=True)  # the kind of computer player
     # Filled when the game starts and after every move (a projection of Game.state).
     turn_order = models.PositiveSmallIntegerField(null=True, blank=True)
     color = models.CharField(max_length=16, blank=True)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from games import bots as bot_driver
 from games import broadcast
 from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
 from games.ratumrad import engine
@@ -22,6 +24,11 @@ from games.ratumrad.board import basel
 
 CHAT_MAX_LENGTH = 500
 NAME_MAX_LENGTH = 64
+BOT_KIND = "heuristic"  # the computer player seated by ``game_create(bots=...)``
+BOT_NAMES = (
+    "Bot Anna", "Bot Ben", "Bot Clara", "Bot Dario", "Bot Ella", "Bot Fritz", "Bot Greta",
+    "Bot Hans", "Bot Ida", "Bot Jakob",
+)  # fmt: skip
 
 
 class ServiceError(Exception):
@@ -81,10 +88,8 @@ def game_create(*, user: AbstractBaseUser, name: str, max_players: int, bots: in
         raise ServiceError(f"a game name has 1 to {NAME_MAX_LENGTH} characters", "bad_field")
     if not isinstance(max_players, int) or not 2 <= max_players <= 5:
         raise ServiceError("a game has 2 to 5 seats (R1.1)", "bad_field")
-    if not isinstance(bots, int) or not 0 <= bots < max_players:
+    if isinstance(bots, bool) or not isinstance(bots, int) or not 0 <= bots < max_players:
         raise ServiceError("bots must leave at least one seat for you", "bad_field")
-    if bots:
-        raise ServiceError("computer players are not available yet", "bad_field")
     with transaction.atomic():
         game = Game.objects.create(
             name=name,
@@ -93,8 +98,32 @@ def game_create(*, user: AbstractBaseUser, name: str, max_players: int, bots: in
             seed=random.SystemRandom().randrange(2**62),
         )
         Seat.objects.create(game=game, user=user)
+        for bot_user in _bot_users(bots, exclude=user.pk):
+            Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=BOT_KIND)
         transaction.on_commit(broadcast.lobby_changed)
     return game
+
+
+def _bot_users(count: int, exclude: int) -> list[AbstractBaseUser]:
+    """``count`` users of the fixed pool of computer players, created on first use.
+
+    A pool name some person registered first (a guest, an account with a password) is
+    skipped: a bot never plays in a person's name.
+    """
+    found = []
+    for name in BOT_NAMES:
+        if len(found) == count:
+            break
+        user, created = get_user_model().objects.get_or_create(username=name)
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        elif user.has_usable_password() or hasattr(user, "guest") or user.pk == exclude:
+            continue
+        found.append(user)
+    if len(found) < count:
+        raise ServiceError("there are not enough computer players", "bad_field")
+    return found
 
 
 def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
@@ -221,6 +250,9 @@ def _record(
     transaction.on_commit(lambda: broadcast.game_changed(game, state, events))
     if was_playing != game.is_playing:
         transaction.on_commit(broadcast.lobby_changed)
+    if game.is_playing and any(seat.is_bot for seat in seats):
+        # After the broadcast: the players see this move before the bots' answers.
+        transaction.on_commit(lambda: bot_driver.kick(game.pk))
 
 
 # Events after which the players' destination cards may have changed hands or status.

@@ -150,6 +150,11 @@ CHANNEL_LAYERS = channel_layers_config(env_str("REDIS_URL"), env_str("REDIS_PREF
 PRESENCE_BEAT = timedelta(seconds=30)
 PRESENCE_TTL = timedelta(seconds=90)
 
+# Seconds a computer player waits before its move (0: it moves at once, in the committing
+# call). A delayed move runs in a timer thread, whose broadcasts only the Redis layer carries
+# promptly: without Redis the default is 0.
+BOT_DELAY = float(env_str("BOT_DELAY_SECONDS", "0.8" if env_str("REDIS_URL") else "0"))
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -198,13 +198,20 @@ def test_bad_game_settings_are_a_bad_field_naming_the_field(alice, body, field):
     assert Game.objects.count() == 0
 
 
-def test_bots_are_refused_by_the_service_while_there_are_none(alice):
-    response = alice.api.post("/api/games/", {"name": "Rhein", "max_players": 3, "bots": 1})
+def test_bots_take_seats_next_to_the_creator(alice):
+    response = alice.api.post("/api/games/", {"name": "Rhein", "max_players": 3, "bots": 2})
+    assert response.status_code == 201
+    assert response.json()["players"] == 3
+    seats = list(Game.objects.get().seats.order_by("joined", "id"))
+    assert [seat.is_bot for seat in seats] == [False, True, True]
+    assert {seat.bot for seat in seats[1:]} == {"heuristic"}
+
+
+def test_bots_must_leave_a_seat_for_the_creator(alice):
+    response = alice.api.post("/api/games/", {"name": "Rhein", "max_players": 3, "bots": 3})
     assert response.status_code == 400
-    assert response.json() == {
-        "code": "bad_field",
-        "message": "computer players are not available yet",
-    }
+    assert response.json()["code"] == "bad_field"
+    assert Game.objects.count() == 0
 
 
 def test_a_body_that_is_not_json_is_bad_json(alice):

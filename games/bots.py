@@ -1,0 +1,119 @@
+"""The bot driver: computer players move after every committed change of their game.
+
+``games.services`` calls :func:`kick` after the commit of every change of a game being played
+that has bot seats; the game socket calls it on ``SYNC`` too. A bot decides from its own seat's
+view (``selectors.game_view``), exactly what a person in that seat would be sent, and moves
+through ``services.move_apply`` with the ``expect_seq`` it decided on. So a bot moves at most
+once per turn however many drivers run: a second driver's move is ``stale`` and dropped.
+
+* ``BOT_DELAY`` 0 (tests): the bots move at once, one after the other, inside the call that
+  committed the change (a loop; the kicks of the bots' own moves return at once).
+* ``BOT_DELAY`` > 0: each bot move runs in a timer thread after the delay, so no request or
+  socket waits for it; the commit of that move starts the timer of the next one.
+
+With several server processes the process that committed the previous move drives the bots.
+A bot turn lost to a crash or restart is taken up by the next driver run: the next ``SYNC``
+of any client (clients send one when they reconnect), or the next change of the game.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.conf import settings
+from django.db import connections
+
+from games import selectors, services
+from games.models import Game, Seat
+from games.ratumrad import engine
+from games.ratumrad.board import basel
+from games.ratumrad.bots import make_bot
+
+logger = logging.getLogger(__name__)
+
+_local = threading.local()  # .driving: the games this thread is driving right now
+_scheduled: set[int] = set()  # games with a timer waiting in this process
+_scheduled_lock = threading.Lock()
+
+
+def kick(game_id: int) -> None:
+    """Let the bots of ``game_id`` move if one may; returns at once if none may.
+
+    Never raises: it runs after commits, and a bot's failure is no failure of that commit.
+    """
+    try:
+        delay = settings.BOT_DELAY
+        if delay > 0:
+            _schedule(game_id, delay)
+        else:
+            _drive(game_id)
+    except Exception:
+        logger.exception("game %s: the bot driver failed", game_id)
+
+
+def _drive(game_id: int) -> None:
+    driving = _local.__dict__.setdefault("driving", set())
+    if game_id in driving:
+        return  # the kick of a bot move of the loop below: the loop goes on by itself
+    driving.add(game_id)
+    try:
+        while step(game_id):
+            pass
+    finally:
+        driving.discard(game_id)
+
+
+def _schedule(game_id: int, delay: float) -> None:
+    if _next_bot(game_id) is None:
+        return
+    with _scheduled_lock:
+        if game_id in _scheduled:
+            return  # that timer reads the game when it fires, so it sees this change too
+        _scheduled.add(game_id)
+    timer = threading.Timer(delay, _fire, (game_id,))
+    timer.daemon = True
+    timer.start()
+
+
+def _fire(game_id: int) -> None:
+    # Unmark before reading the game: a change committed after this point schedules again.
+    with _scheduled_lock:
+        _scheduled.discard(game_id)
+    try:
+        step(game_id)  # its commit kicks the next bot's timer
+    except Exception:
+        logger.exception("game %s: a bot move failed", game_id)
+    finally:
+        connections.close_all()  # this thread's connections only
+
+
+def _next_bot(game_id: int) -> tuple[Game, engine.GameState, Seat] | None:
+    """The game, its state and a bot seat that may move now, if there is one."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or not game.is_playing or game.state is None:
+        return None
+    seats = [seat for seat in game.seats.select_related("user") if seat.is_bot]
+    if not seats:
+        return None
+    state = selectors.engine_state(game)
+    for seat in sorted(seats, key=lambda seat: seat.turn_order or 0):
+        if engine.turn_moves(state, seat.user_id):
+            return game, state, seat
+    return None
+
+
+def step(game_id: int) -> bool:
+    """One bot move, if a bot may move; False when none may (or another driver was first)."""
+    found = _next_bot(game_id)
+    if found is None:
+        return False
+    game, state, seat = found
+    view = selectors.game_view(game, seat.user_id, state)
+    bot = make_bot(seat.bot or services.BOT_KIND, seed=game.seed + game.seq)
+    move = bot.choose(view, basel())
+    try:
+        services.move_apply(game_id=game_id, user=seat.user, move=move, expect_seq=view["seq"])
+    except services.Stale:
+        return False  # another driver moved first; its commit kicked the bots again
+    return True
