@@ -67,10 +67,7 @@ class Command(BaseCommand):
         self.stdout.write(f"mean winning score: {winning / games:.1f}")
         self.stdout.write(f"games per second: {games / seconds:.1f}")
         self.stdout.write(f"games ended by: {ended}")
-        for violation in violations[:SHOWN_VIOLATIONS]:
-            self.stderr.write(violation)
-        if violations:
-            raise CommandError(f"{len(violations)} invariant violations")
+        self._fail_on(violations)
 
     def _bot_games(self, games: int, seed: int, bots: str) -> None:
         names = [name.strip() for name in bots.split(",") if name.strip()]
@@ -128,6 +125,10 @@ class Command(BaseCommand):
                 f"decision p50 {_percentile(times, 0.50):.2f} ms, "
                 f"p99 {_percentile(times, 0.99):.2f} ms"
             )
+        self._fail_on(violations)
+
+    def _fail_on(self, violations: list[str]) -> None:
+        """Show the first violations and exit non-zero when there are any."""
         for violation in violations[:SHOWN_VIOLATIONS]:
             self.stderr.write(violation)
         if violations:
