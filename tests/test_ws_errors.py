@@ -13,7 +13,7 @@ from tests.ws_helpers import (
     ORIGIN,
     Socket,
     close_all,
-    current_player,
+    current_person,
     isolated_sockets,  # noqa: F401 (autouse fixture)
     make_people,
     running_game,
@@ -30,10 +30,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 async def people():
     return await make_people()
-
-
-def by_id(people, user_id):
-    return next(person for person in people if person.pk == user_id)
 
 
 async def refused(socket: Socket, frame, code: str, ref=None) -> dict:
@@ -62,7 +58,7 @@ class Table:
 async def table(people):
     """A running 2-player game with three sockets; afterwards the game must be unchanged."""
     game_id = await running_game(people, 2)
-    mover = by_id(people, await current_player(game_id))
+    mover = await current_person(people, game_id)
     other = next(p for p in people[:2] if p != mover)
     sockets = [
         await Socket.game(game_id, mover),

@@ -18,7 +18,7 @@ from games.ratumrad.board import basel
 from tests.ws_helpers import (
     Socket,
     close_all,
-    current_player,
+    current_person,
     isolated_sockets,  # noqa: F401 (autouse fixture)
     make_people,
     running_game,
@@ -33,10 +33,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 async def people():
     return await make_people()
-
-
-def by_id(people, user_id):
-    return next(person for person in people if person.pk == user_id)
 
 
 async def test_a_seated_player_gets_their_own_view_when_connecting(people):
@@ -237,7 +233,7 @@ def test_feed_sentences_name_the_player_the_places_and_the_counts():
 
 async def test_reconnecting_after_the_first_card_of_a_draw_shows_the_same_turn(people):
     game_id = await running_game(people, 3)
-    mover = by_id(people, await current_player(game_id))
+    mover = await current_person(people, game_id)
     first = await Socket.game(game_id, mover)
     seq = first.received[0]["seq"]
     await first.send({"type": "TAKE_WHEEL", "source": "deck", "expect_seq": seq})
@@ -255,7 +251,7 @@ async def test_reconnecting_after_the_first_card_of_a_draw_shows_the_same_turn(p
 
 async def test_reconnecting_while_choosing_destination_cards_shows_the_same_cards(people):
     game_id = await running_game(people, 2)
-    mover = by_id(people, await current_player(game_id))
+    mover = await current_person(people, game_id)
     first = await Socket.game(game_id, mover)
     seq = first.received[0]["seq"]
     await first.send({"type": "DRAW_DESTINATION_CARDS", "expect_seq": seq})
@@ -342,7 +338,7 @@ async def test_a_player_stays_connected_until_their_last_socket_closes(people):
 
 async def test_the_same_move_sent_on_two_sockets_at_once_is_applied_once(people):
     game_id = await running_game(people, 2)
-    mover = by_id(people, await current_player(game_id))
+    mover = await current_person(people, game_id)
     one = await Socket.game(game_id, mover)
     two = await Socket.game(game_id, mover)
     await one.until("STATE")  # the second socket arrived

@@ -104,6 +104,12 @@ def current_player(game_id: int) -> int:
     return state.players[state.current].id
 
 
+async def current_person(people: list, game_id: int):
+    """The persona whose turn it is in ``game_id``."""
+    user_id = await current_player(game_id)
+    return next(person for person in people if person.pk == user_id)
+
+
 @database_sync_to_async
 def snapshot(game_id: int) -> tuple:
     """Everything a refused message must leave alone."""
