@@ -255,6 +255,8 @@ def _record(
         transaction.on_commit(lambda: bot_driver.kick(game.pk))
 
 
+# The seat columns that mirror the engine state.
+SEAT_FIELDS = ["turn_order", "color", "score", "wheels", "hand", "total", "place"]
 # Events after which the players' destination cards may have changed hands or status.
 DESTINATION_EVENTS = {"dealt", "prepared", "drew_destinations", "kept_destinations", "game_over"}
 
@@ -274,13 +276,10 @@ def _store(game: Game, state: engine.GameState, seats: list[Seat], events: list[
         hand = dict(zip(engine.COLORS, player.hand, strict=True))
         total, place = totals.get(player.id, (None, None))
         values = (order, player.color, player.score, player.wheels, hand, total, place)
-        fields = ["turn_order", "color", "score", "wheels", "hand", "total", "place"]
-        if tuple(getattr(seat, name) for name in fields) != values:
-            for name, value in zip(fields, values, strict=True):
+        if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
+            for name, value in zip(SEAT_FIELDS, values, strict=True):
                 setattr(seat, name, value)
-            seat.save(
-                update_fields=["turn_order", "color", "score", "wheels", "hand", "total", "place"]
-            )
+            seat.save(update_fields=SEAT_FIELDS)
     BuiltRoad.objects.bulk_create(
         BuiltRoad(game=game, road=road, seat=by_user[state.players[owner].id], seq=state.seq)
         for road, owner in (

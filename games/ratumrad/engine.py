@@ -246,17 +246,17 @@ def _can_draw_wheels(state: GameState) -> bool:
     return sum(card is not None for card in state.face_up) >= 2
 
 
-def _road_open_to(state: GameState, pi: int, road_id: int) -> str | None:
-    """Why ``road_id`` cannot be built by player ``pi`` (a rule id and reason), or None."""
+def _road_closed(state: GameState, pi: int, road_id: int) -> IllegalMove | None:
+    """Why ``road_id`` cannot be built by player ``pi``, as the error to raise; or None."""
     if state.road_owner[road_id] is not None:
-        return "R6.1: that road is already built"
+        return IllegalMove("that road is already built", "R6.1")
     twin = state.board.roads[road_id].double_of
     if twin is not None:
         twin_owner = state.road_owner[twin]
         if twin_owner == pi:
-            return "R6.3: you already built the other road of this double"
+            return IllegalMove("you already built the other road of this double", "R6.3")
         if twin_owner is not None and len(state.players) <= 3:
-            return "R6.4: with 2 or 3 players only one road of a double can be built"
+            return IllegalMove("with 2 or 3 players only one road of a double can be built", "R6.4")
     return None
 
 
@@ -294,7 +294,7 @@ def _has_turn_action(state: GameState, pi: int) -> bool:
     jokers = player.hand[J]
     best_color = max(player.hand[:J])
     for road in state.board.roads:
-        if road.length > player.wheels or _road_open_to(state, pi, road.id):
+        if road.length > player.wheels or _road_closed(state, pi, road.id):
             continue
         have = best_color if road.color == GREY else player.hand[COLOR_INDEX[road.color]]
         if have + jokers >= road.length:
@@ -455,10 +455,9 @@ def _payment(state: GameState, pi: int, move: dict) -> tuple[int, int, int]:
         raise BadField("'jokers' cannot be negative")
     _require_fresh_turn(state, pi)
     road = board.roads[road_id]
-    reason = _road_open_to(state, pi, road_id)
-    if reason:
-        rule, text = reason.split(": ", 1)
-        raise IllegalMove(text, rule)
+    closed = _road_closed(state, pi, road_id)
+    if closed:
+        raise closed
     player = state.players[pi]
     n = road.length
     if player.wheels < n:
