@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from games import bots as bot_driver
 from games import broadcast
+from games.signals import game_finished
 from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import basel
@@ -247,6 +248,8 @@ def _record(
     Event.objects.bulk_create(
         Event(game=game, seq=state.seq, kind=event["kind"], data=event) for event in events
     )
+    if was_playing and state.status == engine.FINISHED:
+        game_finished.send(sender=Game, game=game, results=state.results)
     transaction.on_commit(lambda: broadcast.game_changed(game, state, events))
     if was_playing != game.is_playing:
         transaction.on_commit(broadcast.lobby_changed)

@@ -2,7 +2,6 @@ from django.contrib import admin
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
-from django.views.generic import TemplateView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from lobby import api as lobby_api
@@ -32,7 +31,9 @@ api_urlpatterns = [
 ]
 
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("", include("lobby.urls")),
+    path("games/", include("games.page_urls")),
+    path("", include("rankings.urls")),
     path("healthz", healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),

@@ -1,0 +1,7 @@
+"""Signals other apps listen to, so that ``games`` needs to know nothing of them."""
+
+from django.dispatch import Signal
+
+# Sent inside the transaction that records a game's end (status FINISHED), once per game.
+# Keyword arguments: ``game`` (the Game, already saved) and ``results`` (engine results rows).
+game_finished = Signal()

@@ -1,0 +1,3 @@
+"""Pages: the ranking list, player pages and the rules."""
+
+urlpatterns: list = []
