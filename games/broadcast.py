@@ -73,12 +73,17 @@ def lobby_changed() -> None:
     _send(LOBBY_GROUP, {"type": "lobby.games"})
 
 
-def chat_posted(message: ChatMessage) -> None:
-    line = {
-        "type": "chat.line",
+def chat_line(message: ChatMessage) -> dict:
+    """A chat line as the protocol's ``CHAT`` message."""
+    return {
+        "type": "CHAT",
         "player": message.user_id,
         "name": message.user.get_username(),
         "text": message.text,
         "at": message.created.isoformat(),
     }
+
+
+def chat_posted(message: ChatMessage) -> None:
+    line = {**chat_line(message), "type": "chat.line"}
     _send(game_group(message.game_id) if message.game_id else LOBBY_GROUP, line)

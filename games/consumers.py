@@ -226,15 +226,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         await self.send_json({"type": "ERROR", "code": code, "message": message, "ref": ref})
 
     async def chat_line(self, message: dict) -> None:
-        await self.send_json(
-            {
-                "type": "CHAT",
-                "player": message["player"],
-                "name": message["name"],
-                "text": message["text"],
-                "at": message["at"],
-            }
-        )
+        await self.send_json({**message, "type": "CHAT"})
 
     async def join_group(self, group: str) -> None:
         await self.channel_layer.group_add(group, self.channel_name)
@@ -252,6 +244,7 @@ class GameConsumer(ProtocolConsumer):
         **{move_type: "on_move" for move_type in engine.MOVE_TYPES},
         "SYNC": "on_sync",
         "CHAT": "on_chat",
+        "REQUEST_HISTORY": "on_history",
     }
 
     async def open(self) -> None:
@@ -334,6 +327,20 @@ class GameConsumer(ProtocolConsumer):
 
     async def on_chat(self, message: dict, ref: str | None) -> None:
         await self.post_chat(message, self.game_id)
+
+    async def on_history(self, message: dict, ref: str | None) -> None:
+        events, chat = await database_sync_to_async(self._history)()
+        await self.send_json(
+            {
+                "type": "HISTORY",
+                "events": [{"seq": seq, "event": self.feed_entry(event)} for seq, event in events],
+                "chat": chat,
+            }
+        )
+
+    def _history(self) -> tuple[list[tuple[int, dict]], list[dict]]:
+        chat = [broadcast.chat_line(line) for line in selectors.chat_history(self.game_id)]
+        return selectors.event_history(self.game_id), chat
 
     # channel-layer messages
 

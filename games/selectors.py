@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from games.models import Connection, Game, Seat
+from games.models import ChatMessage, Connection, Event, Game, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import basel
 
@@ -129,3 +129,19 @@ def game_log(game: Game) -> dict:
         ],
         "results": state.get("results"),
     }
+
+
+HISTORY_EVENTS = 200  # feed entries a client gets on REQUEST_HISTORY, the newest ones
+HISTORY_CHAT = 50  # chat lines likewise
+
+
+def event_history(game_id: int, limit: int = HISTORY_EVENTS) -> list[tuple[int, dict]]:
+    """The newest ``limit`` feed events of a game as ``(seq, event)``, oldest first."""
+    rows = Event.objects.filter(game_id=game_id).order_by("-seq", "-id")[:limit]
+    return [(row.seq, row.data) for row in reversed(rows)]
+
+
+def chat_history(game_id: int | None, limit: int = HISTORY_CHAT) -> list[ChatMessage]:
+    """The newest ``limit`` chat lines of a game (or of the lobby for None), oldest first."""
+    rows = ChatMessage.objects.filter(game_id=game_id).select_related("user")
+    return list(reversed(rows.order_by("-created", "-id")[:limit]))

@@ -18,10 +18,10 @@ from django.utils import timezone
 
 from games import bots as bot_driver
 from games import broadcast
-from games.signals import game_finished
 from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import basel
+from games.signals import game_finished
 
 CHAT_MAX_LENGTH = 500
 NAME_MAX_LENGTH = 64
@@ -139,6 +139,7 @@ def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
             raise Conflict("the game is full", "full")
         seat = Seat.objects.create(game=game, user=user)
         events = [{"kind": "joined", "player": user.pk}]
+        Event.objects.create(game=game, seq=game.seq, kind="joined", data=events[0])
         transaction.on_commit(lambda: broadcast.game_changed(game, None, events))
         transaction.on_commit(broadcast.lobby_changed)
     return seat

@@ -12,7 +12,7 @@ from django.utils import timezone, translation
 
 from games import feed, services
 from games.consumers import socket_language
-from games.models import Connection, Game, Move
+from games.models import Connection, Event, Game, Move
 from games.ratumrad import engine
 from games.ratumrad.board import basel
 from tests.ws_helpers import (
@@ -119,6 +119,40 @@ async def test_game_chat_reaches_players_and_spectators_with_name_and_time(peopl
         assert line["player"] == charlie.pk and line["name"] == "charlie"
         assert line["text"] == "Hopp Basel!" and line["at"]
     await close_all(a, b, watcher)
+
+
+async def test_history_gives_the_feed_and_the_chat_so_far_oldest_first(people):
+    alice, charlie = people[0], people[2]
+    game_id = await running_game(people, 2)
+    a = await Socket.game(game_id, alice)
+    await a.send({"type": "CHAT", "text": "Hopp"})
+    await a.expect("CHAT")
+    await a.send({"type": "CHAT", "text": "Basel"})
+    await a.expect("CHAT")
+    watcher = await Socket.game(game_id, charlie, language="en")
+    await watcher.send({"type": "REQUEST_HISTORY"})
+    history = await watcher.expect("HISTORY")
+    assert [line["text"] for line in history["chat"]] == ["Hopp", "Basel"]
+    assert {line["name"] for line in history["chat"]} == {"alice"}
+    stored = await database_sync_to_async(
+        lambda: list(Event.objects.filter(game_id=game_id).values_list("seq", "kind"))
+    )()
+    assert [(row["seq"], row["event"]["kind"]) for row in history["events"]] == stored
+    assert [kind for _, kind in stored[:2]] == ["joined", "dealt"] and len(stored) >= 4
+    assert history["events"][1]["event"]["text"].startswith("The cards are dealt")
+    await close_all(a, watcher)
+
+
+async def test_history_in_a_waiting_game_names_who_joined(people):
+    alice, bob = people[:2]
+    game_id = await waiting_game(alice)
+    await database_sync_to_async(services.game_join)(game_id=game_id, user=bob)
+    socket = await Socket.game(game_id, alice)
+    await socket.send({"type": "REQUEST_HISTORY", "ref": "h"})
+    history = await socket.expect("HISTORY")
+    assert [row["event"]["kind"] for row in history["events"]] == ["joined"]
+    assert "bob" in history["events"][0]["event"]["text"] and history["chat"] == []
+    await socket.close()
 
 
 async def test_events_are_described_in_the_language_of_each_socket(people):
