@@ -81,7 +81,7 @@ class GameListView(APIView):
     )
     def get(self, request: Request) -> Response:
         query = parse(GameListQuerySerializer, request.query_params)
-        return Response(queries.lobby_games(**query))
+        return Response(queries.lobby_games(user_id=selectors.viewer_id(request.user), **query))
 
     @extend_schema(
         operation_id="game_create",
@@ -156,6 +156,40 @@ class GameStartView(APIView):
     )
     def post(self, request: Request, game_id: int) -> Response:
         game = services.game_start(game_id=game_id, user=request.user)
+        return Response(selectors.game_summary(game))
+
+
+class GameLeaveView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="game_leave",
+        tags=["games"],
+        summary="Leave a game for good",
+        description=(
+            "Before the deal the seat is given back (a waiting game without people is called"
+            " off). Once dealt, the computer plays the seat to the end."
+        ),
+        request=None,
+        responses={
+            200: GameSummarySerializer,
+            401: NOT_AUTHENTICATED,
+            403: error(
+                "not_seated: you have no seat; csrf_failed: a browser session must send the"
+                " X-CSRFToken header",
+                ("not_seated", "you have no seat in this game"),
+                ("csrf_failed", "CSRF Failed: CSRF token missing."),
+            ),
+            404: NOT_FOUND,
+            409: error(
+                "nothing to leave",
+                ("game_over", "the game is over"),
+                ("left_game", "you have already left this game"),
+            ),
+        },
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        game = services.game_leave(game_id=game_id, user=request.user)
         return Response(selectors.game_summary(game))
 
 

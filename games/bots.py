@@ -1,5 +1,9 @@
 """The bot driver: computer players move after every committed change of their game.
 
+It moves for the computer players' seats and for the seats of people whose turn timer ran
+out or who left the game (``Seat.computer_plays``), always with the heuristic bot for the
+latter.
+
 ``games.services`` calls :func:`kick` after the commit of every change of a game being played
 that has bot seats; the game socket calls it on ``SYNC`` too. A bot decides from its own seat's
 view (``selectors.game_view``), exactly what a person in that seat would be sent, and moves
@@ -88,19 +92,39 @@ def _fire(game_id: int) -> None:
         connections.close_all()  # this thread's connections only
 
 
-def _next_bot(game_id: int) -> tuple[Game, engine.GameState, Seat] | None:
-    """The game, its state and a bot seat that may move now, if there is one."""
+VOTE_YES = {"type": "VOTE_END", "end": True}
+
+
+def _next_bot(game_id: int) -> tuple[Game, engine.GameState, Seat, dict | None] | None:
+    """The game, its state and a computer-played seat that may move now, if there is one.
+
+    The last item is the move the seat must make regardless of its bot (a vote), or None.
+    """
     game = Game.objects.filter(pk=game_id).first()
     if game is None or not game.is_playing or game.state is None:
         return None
-    seats = [seat for seat in game.seats.select_related("user") if seat.is_bot]
-    if not seats:
+    seats = list(game.seats.select_related("user"))
+    computer = sorted(
+        (seat for seat in seats if seat.computer_plays), key=lambda seat: seat.turn_order or 0
+    )
+    if not computer:
         return None
     state = selectors.engine_state(game)
-    for seat in sorted(seats, key=lambda seat: seat.turn_order or 0):
+    people = [seat for seat in seats if not seat.computer_plays]
+    # R8.2 needs every vote: once all the people at the table want to end, the computer
+    # players agree (they never start a vote).
+    if people and all(_voted(state, seat) for seat in people):
+        for seat in computer:
+            if not _voted(state, seat):
+                return game, state, seat, VOTE_YES
+    for seat in computer:
         if engine.turn_moves(state, seat.user_id):
-            return game, state, seat
+            return game, state, seat, None
     return None
+
+
+def _voted(state: engine.GameState, seat: Seat) -> bool:
+    return state.players[state.index_of(seat.user_id)].vote_end
 
 
 def step(game_id: int) -> bool:
@@ -108,12 +132,15 @@ def step(game_id: int) -> bool:
     found = _next_bot(game_id)
     if found is None:
         return False
-    game, state, seat = found
+    game, state, seat, move = found
     view = selectors.game_view(game, seat.user_id, state)
-    bot = make_bot(seat.bot or services.BOT_KIND, seed=game.seed + game.seq)
-    move = bot.choose(view, basel())
+    if move is None:
+        bot = make_bot(seat.bot or services.BOT_KIND, seed=game.seed + game.seq)
+        move = bot.choose(view, basel())
     try:
-        services.move_apply(game_id=game_id, user=seat.user, move=move, expect_seq=view["seq"])
+        services.move_apply(
+            game_id=game_id, user=seat.user, move=move, expect_seq=view["seq"], by_bot=True
+        )
     except services.Stale:
-        return False  # another driver moved first; its commit kicked the bots again
+        return False  # another driver moved first, or the person took the seat back
     return True

@@ -32,7 +32,7 @@ from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
-from games import bots, broadcast, feed, selectors, services
+from games import bots, broadcast, feed, selectors, services, sweeper
 from games.models import ChatMessage, Connection, Game, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import basel
@@ -101,6 +101,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     handlers: dict[str, str] = {}
 
     async def connect(self) -> None:
+        sweeper.ensure_running()
         self.user = self.scope.get("user")
         self.language = socket_language(self.scope)
         self.moves_sent: deque[float] = deque()
@@ -245,6 +246,8 @@ class GameConsumer(ProtocolConsumer):
         "SYNC": "on_sync",
         "CHAT": "on_chat",
         "REQUEST_HISTORY": "on_history",
+        "TAKE_SEAT_BACK": "on_take_seat_back",
+        "LEAVE_GAME": "on_leave_game",
     }
 
     async def open(self) -> None:
@@ -293,6 +296,11 @@ class GameConsumer(ProtocolConsumer):
         Connection.objects.create(
             channel_name=self.channel_name, user=self.user, game_id=self.game_id
         )
+        if Seat.objects.filter(
+            game_id=self.game_id, user=self.user, autopilot=True, left=False
+        ).exists():
+            # Back at the table (a reload, a new device): the person plays again.
+            services.seat_take_back(game_id=self.game_id, user=self.user)
         return self._view()
 
     def _exit(self) -> bool:
@@ -328,6 +336,18 @@ class GameConsumer(ProtocolConsumer):
     async def on_chat(self, message: dict, ref: str | None) -> None:
         await self.post_chat(message, self.game_id)
 
+    async def on_take_seat_back(self, message: dict, ref: str | None) -> None:
+        seq = await database_sync_to_async(services.seat_take_back)(
+            game_id=self.game_id, user=self.user
+        )
+        await self.send_json({"type": "ACK", "ref": ref, "seq": seq})
+
+    async def on_leave_game(self, message: dict, ref: str | None) -> None:
+        game = await database_sync_to_async(services.game_leave)(
+            game_id=self.game_id, user=self.user
+        )
+        await self.send_json({"type": "ACK", "ref": ref, "seq": game.seq})
+
     async def on_history(self, message: dict, ref: str | None) -> None:
         events, chat = await database_sync_to_async(self._history)()
         await self.send_json(
@@ -346,10 +366,12 @@ class GameConsumer(ProtocolConsumer):
 
     async def game_update(self, message: dict) -> None:
         view = message["state"]
-        if not self.seated and self.user.pk in {row["id"] for row in view["players"]}:
-            # This spectator took a seat meanwhile: from now on their own view.
+        seated = self.user.pk in {row["id"] for row in view["players"]}
+        if seated != self.seated:
+            # This spectator took a seat meanwhile, or this player gave theirs back before
+            # the deal: from now on the view that fits.
             await self.leave_group(self.view_group())
-            self.seated = True
+            self.seated = seated
             await self.join_group(self.view_group())
             view = await database_sync_to_async(self._view)()
         self.names.update({row["id"]: row.get("name", "") for row in view["players"]})

@@ -187,6 +187,24 @@ def _aborted(event: dict, name: _Names, board: Board) -> str:
     return gettext("The game was called off.")
 
 
+def _autopilot_on(event: dict, name: _Names, board: Board) -> str:
+    return gettext("%(name)s ran out of time: the computer plays for them until they are back.") % {
+        "name": name(event["player"])
+    }
+
+
+def _autopilot_off(event: dict, name: _Names, board: Board) -> str:
+    return gettext("%(name)s is back and plays again.") % {"name": name(event["player"])}
+
+
+def _left(event: dict, name: _Names, board: Board) -> str:
+    if event.get("replaced"):
+        return gettext("%(name)s left the game: the computer plays their seat to the end.") % {
+            "name": name(event["player"])
+        }
+    return gettext("%(name)s left the game.") % {"name": name(event["player"])}
+
+
 _WRITERS: dict[str, Callable[[dict, _Names, Board], str]] = {
     "joined": _joined,
     "dealt": _dealt,
@@ -205,5 +223,8 @@ _WRITERS: dict[str, Callable[[dict, _Names, Board], str]] = {
     "voted_end": _voted_end,
     "game_over": _game_over,
     "aborted": _aborted,
+    "autopilot_on": _autopilot_on,
+    "autopilot_off": _autopilot_off,
+    "left": _left,
 }
 KINDS: tuple[str, ...] = tuple(_WRITERS)

@@ -41,6 +41,13 @@ class Game(models.Model):
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    updated = models.DateTimeField(auto_now=True)  # the last change of state or seats
+    # A private game is not listed in the lobby; people join it by its link.
+    private = models.BooleanField(_("private"), default=False)
+    # Seconds a person has for a turn (and for the preparation) before the computer
+    # plays their seat (``games.turns``); null: no limit.
+    turn_seconds = models.PositiveIntegerField(_("seconds per turn"), null=True, blank=True)
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -61,6 +68,10 @@ class Seat(models.Model):
     joined = models.DateTimeField(auto_now_add=True)
     is_bot = models.BooleanField(default=False)
     bot = models.CharField(max_length=16, blank=True)  # the kind of computer player
+    # The computer plays this person's seat: they ran out of time (until they take the
+    # seat back) or left the game for good (``left``).
+    autopilot = models.BooleanField(default=False)
+    left = models.BooleanField(default=False)
     # Filled when the game starts and after every move (a projection of Game.state).
     turn_order = models.PositiveSmallIntegerField(null=True, blank=True)
     color = models.CharField(max_length=16, blank=True)
@@ -79,6 +90,11 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.game}"
+
+    @property
+    def computer_plays(self) -> bool:
+        """The bot driver moves for this seat (a computer player, or a person's stand-in)."""
+        return self.is_bot or self.autopilot
 
 
 class BuiltRoad(models.Model):

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from django.db.models import Count
+from django.db.models import Count, Q, QuerySet
 
 from games import selectors
-from games.models import Game
+from games.models import Game, Seat
 from games.services import Conflict, NotFound
 
 
-def lobby_games(*, status: str | None = None, limit: int = 50, offset: int = 0) -> list[dict]:
+def listed_games(user_id: int | None) -> QuerySet[Game]:
+    """The games a user sees in lists: the public ones and the private ones they sit in."""
+    mine = Seat.objects.filter(user_id=user_id).values("game_id")
+    return Game.objects.filter(Q(private=False) | Q(pk__in=mine))
+
+
+def lobby_games(
+    *, user_id: int | None = None, status: str | None = None, limit: int = 50, offset: int = 0
+) -> list[dict]:
     """Game summaries, newest first, in one query (the seat count is annotated)."""
-    games = Game.objects.annotate(seat_count=Count("seats")).order_by("-created", "-id")
+    games = listed_games(user_id).annotate(seat_count=Count("seats")).order_by("-created", "-id")
     if status:
         games = games.filter(status=status)
     return [

@@ -33,16 +33,29 @@ def player_details(game: Game) -> dict[int, dict]:
         seat.user_id: {
             "name": seat.user.get_username(),
             "is_bot": seat.is_bot,
+            "autopilot": seat.autopilot,
+            "left": seat.left,
             "connected": seat.user_id in online,
         }
         for seat in seats
     }
 
 
+def timer_fields(game: Game) -> dict:
+    deadline = game.turn_deadline
+    return {
+        "private": game.private,
+        "turn_seconds": game.turn_seconds,
+        "turn_deadline": deadline.isoformat() if deadline and game.is_playing else None,
+    }
+
+
 def decorate(view: dict, game: Game, details: dict[int, dict]) -> dict:
-    """Add what the engine does not know: the game's id and name, player names, presence."""
+    """Add what the engine does not know: the game's id and name, player names, presence,
+    the turn timer."""
     view["game_id"] = game.pk
     view["name"] = game.name
+    view.update(timer_fields(game))
     view["status"] = game.status  # ABORTED is the site's, not the engine's
     view["seq"] = game.seq  # so is the move that aborted it
     if game.status == Game.Status.ABORTED:
@@ -88,6 +101,7 @@ def waiting_view(game: Game, details: dict[int, dict], user_id: int | None) -> d
         "short_deck": 0,
         "roads": [],
         "legal": [],
+        **timer_fields(game),
         **({"you": {"player_id": user_id}} if user_id in details else {}),
     }
 

@@ -51,6 +51,18 @@ class GameCreateSerializer(serializers.Serializer):
         default=0,
         help_text="seats for computer players; must leave a seat for the caller",
     )
+    private = serializers.BooleanField(
+        default=False, help_text="not listed in the lobby; people join it by its link"
+    )
+    turn_seconds = serializers.IntegerField(
+        min_value=0,
+        max_value=3600,
+        allow_null=True,
+        required=False,
+        help_text="a person's seconds per turn (10 to 3600) before the computer plays their"
+        " seat; 0 or null: no limit. By default the site's limit for a public game"
+        " (TURN_SECONDS_PUBLIC) and none for a private one",
+    )
 
 
 # ---------------------------------------------------------------------------- lobby
@@ -92,6 +104,10 @@ class PlayerSerializer(serializers.Serializer):
     id = serializers.IntegerField(help_text="the player's user id")
     name = serializers.CharField()
     is_bot = serializers.BooleanField()
+    autopilot = serializers.BooleanField(
+        help_text="the computer plays this person's seat: their time ran out, or they left"
+    )
+    left = serializers.BooleanField(help_text="the person left the game for good")
     connected = serializers.BooleanField()
     color = serializers.CharField(allow_null=True, help_text="null until the cards are dealt")
     score = serializers.IntegerField(required=False)
@@ -149,6 +165,15 @@ class GameViewSerializer(serializers.Serializer):
         help_text="every move the viewer may send now, exactly as it would be sent",
     )
     you = YouSerializer(required=False, help_text="only for a seated player")
+    private = serializers.BooleanField(help_text="not listed in the lobby")
+    turn_seconds = serializers.IntegerField(
+        allow_null=True, help_text="a person's seconds per turn; null: no limit"
+    )
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True,
+        help_text="when the computer takes over the seats that must act now; null: no limit"
+        " or nobody's time is running",
+    )
     # Before the cards are dealt (WAITING):
     max_players = serializers.IntegerField(required=False)
     creator = serializers.IntegerField(required=False, allow_null=True)

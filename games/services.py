@@ -11,13 +11,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from games import bots as bot_driver
-from games import broadcast
+from games import broadcast, turns
 from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import basel
@@ -83,7 +84,29 @@ def _locked(game_id: int) -> Game:
 # ---------------------------------------------------------------------------- lobby
 
 
-def game_create(*, user: AbstractBaseUser, name: str, max_players: int, bots: int = 0) -> Game:
+TURN_SECONDS_RANGE = (10, 3600)
+SITE_DEFAULT = "default"  # turn_seconds: the site's setting for a public game, none if private
+
+
+def game_create(
+    *,
+    user: AbstractBaseUser,
+    name: str,
+    max_players: int,
+    bots: int = 0,
+    private: bool = False,
+    turn_seconds: int | str | None = SITE_DEFAULT,
+) -> Game:
+    """A new game with ``user`` in its first seat and ``bots`` computer players.
+
+    ``turn_seconds``: a person's time per turn (``None`` or 0: no limit); by default
+    ``settings.TURN_SECONDS_PUBLIC`` for a public game and no limit for a private one.
+    """
+    if turn_seconds == SITE_DEFAULT:
+        turn_seconds = None if private else settings.TURN_SECONDS_PUBLIC
+    low, high = TURN_SECONDS_RANGE
+    if turn_seconds is not None and turn_seconds != 0 and not low <= turn_seconds <= high:
+        raise ServiceError(f"a turn lasts {low} to {high} seconds, or 0 for no limit", "bad_field")
     name = (name or "").strip()
     if not 1 <= len(name) <= NAME_MAX_LENGTH:
         raise ServiceError(f"a game name has 1 to {NAME_MAX_LENGTH} characters", "bad_field")
@@ -97,6 +120,8 @@ def game_create(*, user: AbstractBaseUser, name: str, max_players: int, bots: in
             max_players=max_players,
             creator=user,
             seed=random.SystemRandom().randrange(2**62),
+            private=bool(private),
+            turn_seconds=turn_seconds or None,
         )
         Seat.objects.create(game=game, user=user)
         for bot_user in _bot_users(bots, exclude=user.pk):
@@ -175,14 +200,24 @@ def move_apply(
     user: AbstractBaseUser,
     move: dict,
     expect_seq: int | None = None,
+    by_bot: bool = False,
 ) -> MoveResult:
-    """Apply one protocol move for ``user``; raises ServiceError (nothing changed) if refused."""
+    """Apply one protocol move for ``user``; raises ServiceError (nothing changed) if refused.
+
+    ``by_bot``: the bot driver moves for the seat. A person's own move takes their seat back
+    from the autopilot; the driver's move for a seat its person has taken back is ``stale``.
+    """
     move = {key: value for key, value in move.items() if key not in ("ref", "expect_seq")}
     with transaction.atomic():
         game = _locked(game_id)
         seats = list(game.seats.all())
-        if not any(seat.user_id == user.pk for seat in seats):
+        seat = next((seat for seat in seats if seat.user_id == user.pk), None)
+        if seat is None:
             raise ServiceError("you have no seat in this game", "not_seated", 403)
+        if by_bot and not seat.computer_plays:
+            raise Stale("the person plays this seat again")
+        if seat.left and not by_bot:
+            raise Conflict("you have left this game", "left_game")
         if game.status in Game.OVER:
             raise ServiceError("the game is over", "game_over", 409)
         if game.status == Game.Status.WAITING:
@@ -194,8 +229,99 @@ def move_apply(
             state, events = engine.apply(state, user.pk, move)
         except engine.EngineError as error:
             raise ServiceError(error.message, error.code, 409) from error
+        if seat.autopilot and not by_bot:
+            events = [*_autopilot_off(seat), *events]
         _record(game, state, seats, user, move, events)
     return MoveResult(seq=game.seq, events=events)
+
+
+def _autopilot_off(seat: Seat) -> list[dict]:
+    seat.autopilot = False
+    seat.save(update_fields=["autopilot"])
+    return [{"kind": "autopilot_off", "player": seat.user_id}]
+
+
+def turn_expire(*, game_id: int, now=None) -> bool:
+    """The turn timer ran out: the computer plays the late seats (False if it had not)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = _locked(game_id)
+        # Another server process may have been first, or the player moved just in time.
+        if not game.is_playing or game.turn_deadline is None or game.turn_deadline > now:
+            return False
+        seats = list(game.seats.select_related("user"))
+        state = load_state(game)
+        events = []
+        for seat in turns.late_seats(state, seats):
+            seat.autopilot = True
+            seat.save(update_fields=["autopilot"])
+            events.append({"kind": "autopilot_on", "player": seat.user_id, "reason": "timeout"})
+        _record_seats(game, state, seats, events)
+    return True
+
+
+def seat_take_back(*, game_id: int, user: AbstractBaseUser) -> int:
+    """The person plays their seat again after the computer stood in (no-op if it did not).
+
+    Returns the game's ``seq``.
+    """
+    with transaction.atomic():
+        game = _locked(game_id)
+        seats = list(game.seats.all())
+        seat = next((seat for seat in seats if seat.user_id == user.pk), None)
+        if seat is None:
+            raise ServiceError("you have no seat in this game", "not_seated", 403)
+        if seat.left:
+            raise Conflict("you have left this game", "left_game")
+        if seat.autopilot and game.is_playing:
+            _record_seats(game, load_state(game), seats, _autopilot_off(seat))
+    return game.seq
+
+
+def game_leave(*, game_id: int, user: AbstractBaseUser) -> Game:
+    """Leave a game for good: give the seat back before the deal, else the computer plays it.
+
+    A waiting game that no person sits in any more is called off; its creator's part
+    (starting it) passes on to the next person who joined.
+    """
+    with transaction.atomic():
+        game = _locked(game_id)
+        seats = list(game.seats.select_related("user"))
+        seat = next((seat for seat in seats if seat.user_id == user.pk), None)
+        if game.status in Game.OVER:
+            raise Conflict("the game is over", "game_over")
+        if seat is None:
+            raise ServiceError("you have no seat in this game", "not_seated", 403)
+        if seat.left:
+            raise Conflict("you have already left this game", "left_game")
+        if game.status == Game.Status.WAITING:
+            _leave_waiting(game, seat, [other for other in seats if other != seat])
+            return game
+        seat.left = seat.autopilot = True
+        seat.save(update_fields=["left", "autopilot"])
+        events = [{"kind": "left", "player": user.pk, "replaced": True}]
+        _record_seats(game, load_state(game), seats, events)
+    return game
+
+
+def _leave_waiting(game: Game, seat: Seat, others: list[Seat]) -> None:
+    seat.delete()
+    people = [other for other in others if not other.is_bot]
+    if not people:
+        game.status = Game.Status.ABORTED
+        game.finished = timezone.now()
+        game.seq += 1
+    elif game.creator_id == seat.user_id:
+        game.creator = min(people, key=lambda other: (other.joined, other.pk)).user
+    game.save(update_fields=["status", "finished", "seq", "creator", "updated"])
+    events = [{"kind": "left", "player": seat.user_id, "replaced": False}]
+    if not people:
+        events.append({"kind": "aborted", "player": None})
+    Event.objects.bulk_create(
+        Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
+    )
+    transaction.on_commit(lambda: broadcast.game_changed(game, None, events))
+    transaction.on_commit(broadcast.lobby_changed)
 
 
 def game_end_now(*, game_id: int, reason: str = "admin") -> Game:
@@ -220,7 +346,8 @@ def game_abort(*, game_id: int) -> Game:
         game.status = Game.Status.ABORTED
         game.finished = timezone.now()
         game.seq += 1
-        game.save(update_fields=["status", "finished", "seq"])
+        game.turn_deadline = None
+        game.save(update_fields=["status", "finished", "seq", "turn_deadline", "updated"])
         events = [{"kind": "aborted", "player": None}]
         Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[0])
         state = load_state(game) if game.state else None
@@ -239,6 +366,9 @@ def _record(
 ) -> None:
     """Write a changed state, its log entries and projections; publish after commit."""
     was_playing = game.is_playing
+    game.turn_deadline = turns.deadline(
+        game, turns.stored_turn_key(game.state), state, seats, timezone.now()
+    )
     game.status = state.status
     if state.status == engine.FINISHED:
         game.finished = timezone.now()
@@ -254,8 +384,23 @@ def _record(
     transaction.on_commit(lambda: broadcast.game_changed(game, state, events))
     if was_playing != game.is_playing:
         transaction.on_commit(broadcast.lobby_changed)
-    if game.is_playing and any(seat.is_bot for seat in seats):
+    if game.is_playing and any(seat.computer_plays for seat in seats):
         # After the broadcast: the players see this move before the bots' answers.
+        transaction.on_commit(lambda: bot_driver.kick(game.pk))
+
+
+def _record_seats(
+    game: Game, state: engine.GameState, seats: list[Seat], events: list[dict]
+) -> None:
+    """Publish a change of who plays the seats (no move: ``seq`` stays); the timer follows."""
+    before = turns.stored_turn_key(game.state)  # the turn goes on: its deadline may stay
+    game.turn_deadline = turns.deadline(game, before, state, seats, timezone.now())
+    game.save(update_fields=["turn_deadline", "updated"])
+    Event.objects.bulk_create(
+        Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
+    )
+    transaction.on_commit(lambda: broadcast.game_changed(game, state, events))
+    if any(seat.computer_plays for seat in seats):
         transaction.on_commit(lambda: bot_driver.kick(game.pk))
 
 
@@ -272,7 +417,12 @@ def _store(game: Game, state: engine.GameState, seats: list[Seat], events: list[
     """
     game.state = engine.to_dict(state)
     game.seq = state.seq
-    game.save(update_fields=["state", "seq", "status", "started", "finished", "end_reason"])
+    game.save(
+        update_fields=[
+            *("state", "seq", "status", "started", "finished", "end_reason"),
+            *("turn_deadline", "updated"),
+        ]
+    )
     by_user = {seat.user_id: seat for seat in seats}
     totals = {row["player"]: (row["total"], row["place"]) for row in state.results or []}
     for order, player in enumerate(state.players):

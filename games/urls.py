@@ -9,6 +9,7 @@ urlpatterns = [
     path("games/<int:game_id>/", api.GameDetailView.as_view(), name="game-detail"),
     path("games/<int:game_id>/join/", api.GameJoinView.as_view(), name="game-join"),
     path("games/<int:game_id>/start/", api.GameStartView.as_view(), name="game-start"),
+    path("games/<int:game_id>/leave/", api.GameLeaveView.as_view(), name="game-leave"),
     path("games/<int:game_id>/log/", api.GameLogView.as_view(), name="game-log"),
     path("maps/basel/", api.BaselMapView.as_view(), name="map-basel"),
 ]

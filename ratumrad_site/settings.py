@@ -155,6 +155,14 @@ PRESENCE_TTL = timedelta(seconds=90)
 # promptly: without Redis the default is 0.
 BOT_DELAY = float(env_str("BOT_DELAY_SECONDS", "0.8" if env_str("REDIS_URL") else "0"))
 
+# The turn timer (games/turns.py): a person's seconds per turn in public games unless the
+# creator chooses (private games have none by default). Every server process looks for
+# turns run out, and for computer players stalled since BOT_STALL, every TURN_SWEEP_SECONDS
+# (0: never; the tests call games.sweeper.sweep themselves).
+TURN_SECONDS_PUBLIC = int(env_str("TURN_SECONDS_PUBLIC", "90"))
+TURN_SWEEP_SECONDS = float(env_str("TURN_SWEEP_SECONDS", "2"))
+BOT_STALL = timedelta(seconds=10)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -222,6 +222,10 @@ SAMPLE_EVENTS = [
     {"kind": "game_over", "reason": "all_passed", "winners": []},
     {"kind": "game_over", "reason": "admin", "winners": [2]},
     {"kind": "aborted", "player": None},
+    {"kind": "autopilot_on", "player": 1, "reason": "timeout"},
+    {"kind": "autopilot_off", "player": 1},
+    {"kind": "left", "player": 1, "replaced": True},
+    {"kind": "left", "player": 2, "replaced": False},
 ]
 
 

@@ -1,0 +1,68 @@
+"""The sweeper: no game stalls because someone walked away or a server died.
+
+Every server process runs one, as a task on its event loop (started by its first socket, so
+that the in-memory channel layer carries what it broadcasts). Every ``TURN_SWEEP_SECONDS``
+it puts the seats of people whose turn timer ran out on autopilot
+(``services.turn_expire``), and restarts the bot driver of games whose computer player
+should have moved but has not for ``BOT_STALL`` (a bot timer lost with a crashed process).
+Several processes may sweep the same game: ``turn_expire`` locks the game and looks at the
+deadline again, and a bot move is applied once (``expect_seq``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from datetime import datetime
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from games import bots, services
+from games.models import Game
+
+logger = logging.getLogger(__name__)
+
+BATCH = 100  # games per look; the rest wait for the next one
+_tasks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> task
+
+
+def sweep(now: datetime | None = None) -> int:
+    """One look at every game; returns how many turn timers ran out."""
+    now = now or timezone.now()
+    playing = Game.objects.filter(status__in=Game.PLAYING)
+    due = playing.filter(turn_deadline__lte=now).order_by("turn_deadline")
+    expired = 0
+    for game_id in list(due.values_list("pk", flat=True)[:BATCH]):
+        try:
+            expired += services.turn_expire(game_id=game_id, now=now)
+        except Exception:
+            logger.exception("game %s: the turn timer failed", game_id)
+    stalled = playing.filter(
+        Q(seats__is_bot=True) | Q(seats__autopilot=True), updated__lte=now - settings.BOT_STALL
+    )
+    for game_id in list(stalled.values_list("pk", flat=True).distinct()[:BATCH]):
+        bots.kick(game_id)  # returns at once when no computer player may move
+    return expired
+
+
+def ensure_running() -> None:
+    """Start this process's sweeper on the running event loop unless it runs already."""
+    if settings.TURN_SWEEP_SECONDS <= 0:
+        return
+    loop = asyncio.get_running_loop()
+    task = _tasks.get(loop)
+    if task is None or task.done():
+        _tasks[loop] = loop.create_task(_run(settings.TURN_SWEEP_SECONDS))
+
+
+async def _run(interval: float) -> None:
+    while True:
+        try:
+            await database_sync_to_async(sweep)()
+        except Exception:
+            logger.exception("the sweeper failed")
+        await asyncio.sleep(interval)
