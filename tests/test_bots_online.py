@@ -211,3 +211,42 @@ async def test_a_bot_turn_lost_to_a_crash_is_taken_up_by_the_next_sync(monkeypat
     assert state["seq"] == seq + 1  # the bot prepared before the STATE was read
     assert all(row["prepared"] for row in state["players"] if row["id"] != human.pk)
     await close_all(socket)
+
+
+async def test_five_computer_played_seats_finish_a_game_over_the_socket(watched, monkeypatch):
+    """The person leaves at once: four bots and the person's stand-in play to the end, and a
+    spectator on the socket is shown no seat's secrets on the way.
+
+    With BOT_DELAY 0 the whole game is played inside the LEAVE_GAME call, faster than the
+    channel layer keeps messages for a socket (100): the spectator may miss some, as a slow
+    client would, and catches up by SYNC."""
+    secrets = {}
+    announce = broadcast.game_changed
+
+    def recording_announce(game, state, events):
+        if state is not None:
+            secrets[game.seq] = secrets_of(state)
+        announce(game, state, events)
+
+    monkeypatch.setattr(broadcast, "game_changed", recording_announce)
+    human, watcher = await make_people("alice", "zoe")
+    game_id = await new_bot_game(human, seed=5)
+    spectator = await Socket.game(game_id, watcher)
+    player = await Socket.game(game_id, human)
+    await player.send({"type": "LEAVE_GAME", "ref": "bye"})
+    assert (await player.until("ACK", ref="bye"))[-1]["seq"] >= 0
+    final = await game_seq(game_id)
+    assert (await database_sync_to_async(Game.objects.get)(pk=game_id)).status == "FINISHED"
+    await spectator.drain()
+    state = await spectator.sync()
+    assert state["seq"] == final and state["status"] == "FINISHED"
+    assert len(state["results"]) == 5
+    assert sum(row["autopilot"] for row in state["players"]) == 1
+    states = [m for m in spectator.received if m["type"] == "STATE"]
+    for message in spectator.received:
+        assert message["type"] != "ERROR", message
+        check_no_leak(message, None, secrets[message.get("seq", final)])
+    seqs = [m["seq"] for m in states]
+    assert seqs == sorted(seqs)  # in order
+    assert watched["errors"] == []
+    await close_all(spectator, player)

@@ -497,3 +497,41 @@ async def test_a_whole_game_between_two_real_clients(database_url, tmp_path, ser
             finally:
                 if table is not None:
                     await table.close()
+
+
+async def test_a_player_who_walks_away_is_replaced_by_the_servers_own_sweeper(
+    database_url, tmp_path, server_log
+):
+    """The turn timer runs in the server process itself: nobody has to send anything for
+    the computer to take over a seat whose time ran out and play the game to its end."""
+    env = {"TURN_SWEEP_SECONDS": "0.5", "BOT_DELAY_SECONDS": "0"}
+    async with asyncio.timeout(TEST_TIMEOUT):
+        server = Server(database_url, tmp_path, env=env)
+        server_log.append(server)
+        with server:
+            lea = await guest(server, "Lea")
+            body = {"name": "walked away", "max_players": 2, "bots": 1, "turn_seconds": 10}
+            status, game = await asyncio.to_thread(server.post, "/api/games/", body, lea.token)
+            assert status == 201, game
+            path = f"/api/games/{game['id']}/start/"
+            status, _ = await asyncio.to_thread(server.post, path, {}, lea.token)
+            assert status == 200
+            socket = await GameSocket.open(server, lea, game["id"])
+            try:
+                deadline = socket.latest()["turn_deadline"]
+                assert deadline is not None and socket.latest()["turn_seconds"] == 10
+                # Lea never chooses her cards: 10 s later the sweeper hands her seat over.
+                first = await socket.recv(timeout=15)
+                assert first["type"] == "EVENT", first
+                assert first["event"]["kind"] == "autopilot_on"
+                assert first["event"]["player"] == lea.id
+                while socket.latest()["status"] != "FINISHED":
+                    await socket.recv()
+                me = next(r for r in socket.latest()["players"] if r["id"] == lea.id)
+                assert me["autopilot"] is True
+                assert {row["player"] for row in socket.latest()["results"]} == {
+                    lea.id,
+                    *(r["id"] for r in socket.latest()["players"] if r["is_bot"]),
+                }
+            finally:
+                await socket.close()
