@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 import random
 import secrets
 from dataclasses import dataclass
@@ -535,3 +536,101 @@ async def test_a_player_who_walks_away_is_replaced_by_the_servers_own_sweeper(
                 }
             finally:
                 await socket.close()
+
+
+@pytest.mark.skipif(
+    not os.environ.get("REDIS_URL", "").strip(),
+    reason="several server processes share their channel layer only through Redis",
+)
+async def test_players_on_two_server_processes_see_every_move_in_order(
+    database_url, tmp_path, server_log
+):
+    """Lea's socket is on one process, Noah's on another, a computer player moves in
+    between (driven by whichever process committed last, after a delay): both see every
+    change, in order, and the log replays exactly."""
+    rng = random.Random(secrets.randbits(64))
+    env = {"BOT_DELAY_SECONDS": "0.02"}
+    async with asyncio.timeout(TEST_TIMEOUT * 2):
+        first = Server(database_url, tmp_path, env=env)
+        second = Server(database_url, tmp_path, env=env)
+        server_log.extend([first, second])
+        with first, second:
+            lea, noah = await guest(first, "Lea"), await guest(second, "Noah")
+            body = {"name": "two processes", "max_players": 3, "bots": 1, "turn_seconds": 0}
+            status, game = await asyncio.to_thread(first.post, "/api/games/", body, lea.token)
+            assert status == 201, game
+            path = f"/api/games/{game['id']}/join/"
+            status, _ = await asyncio.to_thread(second.post, path, {}, noah.token)
+            assert status == 200
+            path = f"/api/games/{game['id']}/start/"
+            status, _ = await asyncio.to_thread(first.post, path, {}, lea.token)
+            assert status == 200
+            sockets = {
+                lea.id: await GameSocket.open(first, lea, game["id"]),
+                noah.id: await GameSocket.open(second, noah, game["id"]),
+            }
+            try:
+                for _ in range(MAX_GAME_MOVES):
+                    # The person to move, once the computer player is done: every socket
+                    # has caught up with the database.
+                    await asyncio.sleep(0.05)
+                    status, view = await asyncio.to_thread(
+                        first.get, f"/api/games/{game['id']}/", lea.token
+                    )
+                    if view["status"] == "FINISHED":
+                        break
+                    mover = None
+                    for person in (lea, noah):
+                        own = await own_legal(first, person, view)
+                        if any(m["type"] != "VOTE_END" for m in own):
+                            mover = person
+                            break
+                    if mover is None:
+                        continue  # the computer player's turn
+                    socket = sockets[mover.id]
+                    while socket.latest()["seq"] < view["seq"]:
+                        await socket.recv()
+                    legal = [m for m in socket.latest()["legal"] if m["type"] != "VOTE_END"]
+                    if not legal or socket.latest()["seq"] != view["seq"]:
+                        continue
+                    ref = f"r{view['seq']}"
+                    move = rng.choice(legal)
+                    await socket.send({**move, "ref": ref, "expect_seq": view["seq"]})
+                    answer = await socket.answer(ref)
+                    assert answer["type"] == "ACK" or answer["code"] == "stale", answer
+                else:
+                    raise AssertionError("the game did not end")
+                final = view["seq"]
+                for socket in sockets.values():
+                    while socket.latest()["seq"] < final:
+                        await socket.recv()
+                    seqs = [m["seq"] for m in socket.received if m["type"] == "EVENT"]
+                    assert seqs == sorted(seqs)
+                    # every change reached both processes' sockets: no seq is missing
+                    assert set(range(1, final + 1)) <= {
+                        m["seq"] for m in socket.received if m["type"] in ("EVENT", "STATE")
+                    }
+                    assert socket.latest()["status"] == "FINISHED"
+                status, log = await asyncio.to_thread(
+                    first.get, f"/api/games/{game['id']}/log/", lea.token
+                )
+                moves = [(row["player"], row["move"]) for row in log["moves"]]
+                replayed = engine.replay(log["seed"], log["players"], moves)
+                assert replayed.seq == final and replayed.results == log["results"]
+            finally:
+                await asyncio.gather(*(socket.close() for socket in sockets.values()))
+
+
+async def own_legal(server: Server, player: Guest, view: dict) -> list[dict]:
+    """The moves ``player`` may make now (their own view, fetched like any client would)."""
+    if view["status"] == "PREPARATION":
+        row = next(r for r in view["players"] if r["id"] == player.id)
+        if row["prepared"]:
+            return []
+    elif view.get("current_player") != player.id:
+        return []
+    status, own = await asyncio.to_thread(
+        server.get, f"/api/games/{view['game_id']}/", player.token
+    )
+    assert status == 200, own
+    return own["legal"] if own["seq"] == view["seq"] else []
