@@ -2,10 +2,12 @@
 """Set up and run Rat um Rad online with nothing but Python 3.11 and pip.
 
     python3 dev.py run                  # serve the site on http://127.0.0.1:8000/
-    python3 dev.py test [pytest args]   # ruff check, ruff format --check, then pytest
+    python3 dev.py test                 # ruff, the test suite, then the browser tests
+    python3 dev.py test [pytest args]   # ruff, then one pytest call with these arguments
 
 Both create `.venv` when missing and reinstall `.[dev]` whenever pyproject.toml has changed
-since the last install (its hash is kept in a stamp file inside .venv).
+since the last install (its hash is kept in a stamp file inside .venv). The browser tests
+(tests/e2e) run in a pytest call of their own and need Chromium at /usr/bin/chromium.
 """
 
 import hashlib
@@ -19,6 +21,8 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if sys.platform == "win32" else "bin")
 PYTHON = BIN / "python"
 STAMP = VENV / "pyproject.sha256"
+CHROMIUM = Path("/usr/bin/chromium")
+NO_TESTS_COLLECTED = 5
 
 
 def call(*args: str | Path) -> int:
@@ -44,10 +48,27 @@ def run() -> int:
     return call(PYTHON, "manage.py", "runserver", "127.0.0.1:8000")
 
 
+def pytest(*args: str) -> int:
+    code = call(PYTHON, "-m", "pytest", *args)
+    return 1 if code == NO_TESTS_COLLECTED else code
+
+
 def test(pytest_args: list[str]) -> int:
     lint = call(BIN / "ruff", "check", ".")
     fmt = call(BIN / "ruff", "format", "--check", ".")
-    code = call(PYTHON, "-m", "pytest", *pytest_args)
+    browser_tests = not pytest_args or any("e2e" in arg for arg in pytest_args)
+    if browser_tests and not CHROMIUM.exists():
+        print(
+            f"{CHROMIUM} not found: the browser tests are skipped. Install Debian's"
+            " Chromium with: sudo apt-get install chromium",
+            flush=True,
+        )
+    if pytest_args:
+        code = pytest(*pytest_args)
+    else:
+        suite = pytest()  # everything but tests/e2e (addopts in pyproject.toml)
+        browser = pytest("tests/e2e")
+        code = suite or browser
     return code or lint or fmt
 
 

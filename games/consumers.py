@@ -229,6 +229,26 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     async def chat_line(self, message: dict) -> None:
         await self.send_json({**message, "type": "CHAT"})
 
+    # ------------------------------------------------------------------ presence
+
+    def record_connection(self, game_id: int | None) -> bool:
+        """Record this socket; True if its user had no other live socket on the site."""
+        Connection.objects.stale().delete()
+        was_connected = Connection.objects.live().filter(user=self.user).exists()
+        Connection.objects.create(channel_name=self.channel_name, user=self.user, game_id=game_id)
+        return not was_connected
+
+    def forget_connection(self) -> bool:
+        """Forget this socket; True if its user has no live socket left on the site."""
+        Connection.objects.filter(channel_name=self.channel_name).delete()
+        return not Connection.objects.live().filter(user=self.user).exists()
+
+    async def tell_players_changed(self) -> None:
+        """The lobby's list of connected players changed (``lobby.players``)."""
+        await self.channel_layer.group_send(
+            broadcast.LOBBY_GROUP, {"type": "lobby.players", "sender": self.channel_name}
+        )
+
     async def join_group(self, group: str) -> None:
         await self.channel_layer.group_add(group, self.channel_name)
         self.groups.append(group)  # the base class leaves these groups on disconnect
@@ -265,19 +285,23 @@ class GameConsumer(ProtocolConsumer):
         self.seated = seated
         await self.join_group(broadcast.game_group(self.game_id))
         await self.join_group(self.view_group())
-        view = await database_sync_to_async(self._enter)()
+        view, arrived = await database_sync_to_async(self._enter)()
         self.recorded = True
         self.start_heartbeat()
         if self.seated:
             await self.tell_presence(True)
+        if arrived:
+            await self.tell_players_changed()
         await self.send_state(view)
 
     async def leave(self) -> None:
         if not getattr(self, "recorded", False):
             return
-        still_connected = await database_sync_to_async(self._exit)()
+        still_connected, departed = await database_sync_to_async(self._exit)()
         if self.seated:
             await self.tell_presence(still_connected)
+        if departed:
+            await self.tell_players_changed()
 
     def view_group(self) -> str:
         if self.seated:
@@ -291,21 +315,20 @@ class GameConsumer(ProtocolConsumer):
             return None
         return Seat.objects.filter(game_id=self.game_id, user=self.user).exists()
 
-    def _enter(self) -> dict:
-        Connection.objects.stale().delete()
-        Connection.objects.create(
-            channel_name=self.channel_name, user=self.user, game_id=self.game_id
-        )
+    def _enter(self) -> tuple[dict, bool]:
+        arrived = self.record_connection(self.game_id)
         if Seat.objects.filter(
             game_id=self.game_id, user=self.user, autopilot=True, left=False
         ).exists():
             # Back at the table (a reload, a new device): the person plays again.
             services.seat_take_back(game_id=self.game_id, user=self.user)
-        return self._view()
+        return self._view(), arrived
 
-    def _exit(self) -> bool:
-        Connection.objects.filter(channel_name=self.channel_name).delete()
-        return Connection.objects.live().filter(game_id=self.game_id, user=self.user).exists()
+    def _exit(self) -> tuple[bool, bool]:
+        """Whether the user still has a socket on this game, and whether they left the site."""
+        departed = self.forget_connection()
+        here = Connection.objects.live().filter(game_id=self.game_id, user=self.user).exists()
+        return here, departed
 
     def _view(self) -> dict:
         game = Game.objects.filter(pk=self.game_id).first()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -111,6 +112,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/, also under daphne
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -179,7 +182,48 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+# WhiteNoise serves /static/. By default straight from the app and project folders (no
+# collectstatic needed); with DJANGO_STATIC_MANIFEST from STATIC_ROOT, as collected by
+# `manage.py collectstatic`: compressed, with content hashes in the names, cached forever.
+STATIC_MANIFEST = env_bool("DJANGO_STATIC_MANIFEST", False)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if STATIC_MANIFEST
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
+WHITENOISE_AUTOREFRESH = DEBUG and not STATIC_MANIFEST
+
+# Content-Security-Policy (django-csp): scripts, styles and everything else from this site
+# only; no inline code, no style attributes. 'self' covers ws:/wss: to the same host.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# Security headers. DJANGO_SECURE (default: on when DEBUG is off) marks the cookies Secure
+# and sends HSTS: only for a site served over HTTPS.
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE = env_bool("DJANGO_SECURE", not DEBUG)
+SESSION_COOKIE_SECURE = SECURE
+CSRF_COOKIE_SECURE = SECURE
+SECURE_HSTS_SECONDS = 365 * 24 * 3600 if SECURE else 0
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -197,7 +241,10 @@ REST_FRAMEWORK = {
     # Errors as {"code", "message"} (docs/protocol.md).
     "EXCEPTION_HANDLER": "ratumrad_site.api_errors.api_exception_handler",
     # Throttles keep their counts in the default cache: per process unless CACHES is shared.
-    "DEFAULT_THROTTLE_RATES": {"guest": "30/min"},
+    "DEFAULT_THROTTLE_RATES": {"guest": env_str("GUEST_RATE", "30/min")},
+    # Reverse proxies in front of the site: throttles trust that many X-Forwarded-For
+    # entries and no more (0: the client's own address; a sent header changes nothing).
+    "NUM_PROXIES": int(env_str("NUM_PROXIES", "0")),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Rat um Rad online",
@@ -208,3 +255,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"

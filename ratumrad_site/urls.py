@@ -2,10 +2,11 @@ from django.contrib import admin
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
 from lobby import api as lobby_api
 from rankings import api as rankings_api
+from ratumrad_site.api_docs import SwaggerView
 from ratumrad_site.api_errors import api_not_found
 
 
@@ -22,9 +23,11 @@ api_urlpatterns = [
     path("", include("games.urls")),
     path("auth/guest/", lobby_api.GuestView.as_view(), name="auth-guest"),
     path("auth/me/", lobby_api.MeView.as_view(), name="auth-me"),
-    path("rankings/", rankings_api.RankingsView.as_view(), name="rankings"),
+    path("rankings/", rankings_api.RankingsView.as_view(), name="api-rankings"),
+    path("rankings/ratings/", rankings_api.RatingsView.as_view(), name="api-ratings"),
+    path("players/<int:user_id>/", rankings_api.PlayerView.as_view(), name="api-player"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("docs/", SwaggerView.as_view(url_name="schema"), name="api-docs"),
     # Anything else under api/ is a JSON 404. Only paths ending in "/" match, so that
     # APPEND_SLASH still redirects "api/games" to "api/games/".
     re_path(r"^(?:.+/)?$", api_not_found),

@@ -51,8 +51,8 @@ class ServerError(RuntimeError):
 # ---------------------------------------------------------------------------- database
 
 
-def _server_env(database_url: str) -> dict[str, str]:
-    env = dict(os.environ)
+def _server_env(database_url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ) | (extra or {})
     env["DATABASE_URL"] = database_url
     env["DJANGO_SETTINGS_MODULE"] = "ratumrad_site.settings"
     env["PYTHONUNBUFFERED"] = "1"
@@ -169,8 +169,9 @@ def _die_with_parent() -> None:
 class Server:
     """One daphne process serving the site on 127.0.0.1 and a free port."""
 
-    def __init__(self, database_url: str, log_dir: Path | str):
+    def __init__(self, database_url: str, log_dir: Path | str, env: dict[str, str] | None = None):
         self.database_url = database_url
+        self.env = env or {}  # more environment variables for this server
         self.log_dir = Path(log_dir)
         self.port: int | None = None
         self.process: subprocess.Popen | None = None
@@ -226,7 +227,7 @@ class Server:
                     "ratumrad_site.asgi:application",
                 ],
                 cwd=ROOT,
-                env=_server_env(self.database_url),
+                env=_server_env(self.database_url, self.env),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
