@@ -2,27 +2,27 @@
 
 Parsing, errors and chat are shared with the game socket (``games.consumers``). The lobby
 group receives ``lobby.games`` whenever the list changes (``games.broadcast``); each socket
-then sends ``GAMES`` with the status filter of its last ``REQUEST_GAMES``.
+then sends ``GAMES`` with the status filter of its last ``REQUEST_GAMES``. It also receives
+``lobby.players`` when a lobby socket opening or closing changes who is connected; a socket
+that has asked for ``CONNECTED_PLAYERS`` once then sends a fresh list.
 """
 
 from __future__ import annotations
 
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
-from django.db.models import Count
 
-from games import broadcast, selectors, services
+from games import broadcast, queries, selectors, services
 from games.consumers import ProtocolConsumer, Refused
 from games.models import Connection, Game
 
 GAMES_LISTED = 100  # the newest games; older ones are in the REST list
+HISTORY_LINES = 50  # lobby chat lines sent for REQUEST_HISTORY
 
 
-def games_list(status: str | None) -> list[dict]:
-    games = Game.objects.annotate(seat_count=Count("seats")).order_by("-created", "-id")
-    if status is not None:
-        games = games.filter(status=status)
-    return [selectors.game_summary(game, game.seat_count) for game in games[:GAMES_LISTED]]
+def games_list(status: str | None, user_id: int) -> list[dict]:
+    """The newest games ``user_id`` may see listed (private games only where they sit)."""
+    return queries.lobby_games(user_id=user_id, status=status, limit=GAMES_LISTED)
 
 
 def connected_players() -> list[dict]:
@@ -32,6 +32,11 @@ def connected_players() -> list[dict]:
         .order_by("username", "id")
     )
     return [{"id": user.pk, "name": user.get_username()} for user in users]
+
+
+def chat_history() -> list[dict]:
+    """The last lobby chat lines, oldest first, as ``CHAT`` messages."""
+    return [broadcast.chat_line(line) for line in selectors.chat_history(None, HISTORY_LINES)]
 
 
 def _game_id(value) -> int:
@@ -48,24 +53,26 @@ class LobbyConsumer(ProtocolConsumer):
         "REQUEST_ALL_CONNECTED_PLAYERS": "on_request_players",
         "WANT_TO_JOIN_GAME": "on_join",
         "CHAT": "on_chat",
+        "REQUEST_HISTORY": "on_request_history",
     }
 
     async def open(self) -> None:
         self.status_filter: str | None = None
+        self.follows_players = False
         self.recorded = False
         await self.join_group(broadcast.LOBBY_GROUP)
-        await database_sync_to_async(Connection.objects.create)(
-            channel_name=self.channel_name, user=self.user, game=None
-        )
+        arrived = await database_sync_to_async(self.record_connection)(None)
         self.recorded = True
         self.start_heartbeat()
         await self.accept()
+        if arrived:
+            await self.tell_players_changed()
 
     async def leave(self) -> None:
         if getattr(self, "recorded", False):
-            await database_sync_to_async(
-                Connection.objects.filter(channel_name=self.channel_name).delete
-            )()
+            departed = await database_sync_to_async(self.forget_connection)()
+            if departed:
+                await self.tell_players_changed()
 
     async def on_request_games(self, message: dict, ref: str | None) -> None:
         status = message.get("status")
@@ -75,8 +82,12 @@ class LobbyConsumer(ProtocolConsumer):
         await self.send_games()
 
     async def on_request_players(self, message: dict, ref: str | None) -> None:
-        players = await database_sync_to_async(connected_players)()
-        await self.send_json({"type": "CONNECTED_PLAYERS", "players": players})
+        self.follows_players = True
+        await self.send_players()
+
+    async def on_request_history(self, message: dict, ref: str | None) -> None:
+        chat = await database_sync_to_async(chat_history)()
+        await self.send_json({"type": "HISTORY", "chat": chat})
 
     async def on_join(self, message: dict, ref: str | None) -> None:
         game_id = _game_id(message.get("game_id"))
@@ -89,6 +100,14 @@ class LobbyConsumer(ProtocolConsumer):
     async def lobby_games(self, message: dict) -> None:
         await self.send_games()
 
+    async def lobby_players(self, message: dict) -> None:
+        if self.follows_players and message.get("sender") != self.channel_name:
+            await self.send_players()
+
+    async def send_players(self) -> None:
+        players = await database_sync_to_async(connected_players)()
+        await self.send_json({"type": "CONNECTED_PLAYERS", "players": players})
+
     async def send_games(self) -> None:
-        games = await database_sync_to_async(games_list)(self.status_filter)
+        games = await database_sync_to_async(games_list)(self.status_filter, self.user.pk)
         await self.send_json({"type": "GAMES", "status": self.status_filter, "games": games})

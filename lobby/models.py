@@ -13,7 +13,7 @@ from django.db import IntegrityError, models, transaction
 from django.utils.translation import gettext_lazy as _
 from rest_framework.authtoken.models import Token
 
-from games.services import ServiceError
+from games.services import BOT_NAMES, ServiceError
 
 NAME_MAX_LENGTH = 32
 
@@ -34,16 +34,30 @@ def name_key(name: str) -> str:
     return name.casefold()
 
 
+BOT_NAME_KEYS = frozenset(name_key(name) for name in BOT_NAMES)
+
+
+def name_is_free(name: str) -> bool:
+    """No player has this name in any case, and it is not a computer player's name.
+
+    People never get a name of the bot pool, whether or not that bot has played yet: a bot
+    never plays in a person's name (``games.services._bot_users``), and nobody may pass
+    for a bot.
+    """
+    return not (
+        name_key(name) in BOT_NAME_KEYS
+        or get_user_model().objects.filter(username__iexact=name).exists()
+        or Guest.objects.filter(name_key=name_key(name)).exists()
+    )
+
+
 class GuestManager(models.Manager):
     def create_guest(self, *, name: object) -> Guest:
         """A new guest user called ``name`` with an API token; the name must be free."""
         name = clean_name(name)
         taken = ServiceError(f"the name {name!r} is already taken", "name_taken")
         users = get_user_model().objects
-        if (
-            users.filter(username__iexact=name).exists()
-            or self.filter(name_key=name_key(name)).exists()
-        ):
+        if not name_is_free(name):
             raise taken
         try:
             with transaction.atomic():

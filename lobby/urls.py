@@ -1,8 +1,15 @@
-"""Pages of the lobby: the front page and accounts."""
+"""Pages of the lobby: the front page, joining and creating games, and accounts."""
 
 from django.urls import path
-from django.views.generic import TemplateView
+
+from lobby import views
 
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("", views.home, name="home"),
+    path("new-game/", views.new_game, name="new-game"),
+    path("join/<int:game_id>/", views.join, name="join-game"),
+    path("register/", views.register, name="register"),
+    path("login/", views.LoginView.as_view(), name="login"),
+    path("logout/", views.LogoutView.as_view(), name="logout"),
+    path("keep-name/", views.keep_name, name="keep-name"),
 ]

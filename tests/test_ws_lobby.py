@@ -3,8 +3,9 @@ lobby chat, and the same refusals as the game socket."""
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 
-from games import selectors, services
+from games import broadcast, selectors, services
 from games.models import ChatMessage, Connection, Game, Seat
 from tests.ws_helpers import (
     Socket,
@@ -200,3 +201,126 @@ async def test_the_lobby_refuses_bad_messages_and_stays_open(people, frame, code
     await lobby.send({"type": "REQUEST_GAMES"})
     await lobby.expect("GAMES")
     await lobby.close()
+
+
+# ---------------------------------------------------------------------------- additions
+
+
+@database_sync_to_async
+def lobby_lines(user, count: int) -> list[str]:
+    texts = [f"Zeile {n}" for n in range(count)]
+    for text in texts:
+        ChatMessage.objects.create(user=user, text=text)
+    return texts
+
+
+async def test_history_sends_the_last_50_lobby_chat_lines_oldest_first(people):
+    alice, bob = people[:2]
+    texts = await lobby_lines(alice, 55)
+    game_id = await started_game(people, 2)
+    await database_sync_to_async(services.chat_post)(user=bob, text="im Spiel", game_id=game_id)
+    lobby = await Socket.lobby(bob)
+    await lobby.send({"type": "REQUEST_HISTORY"})
+    history = await lobby.expect("HISTORY")
+    assert set(history) == {"type", "chat"}
+    assert [line["text"] for line in history["chat"]] == texts[-50:]
+    line = history["chat"][-1]
+    assert set(line) == {"type", "player", "name", "text", "at"}
+    assert (line["type"], line["player"], line["name"]) == ("CHAT", alice.pk, "alice")
+    await lobby.close()
+
+
+async def test_a_history_line_looks_like_the_chat_line_that_was_sent_live(people):
+    alice = people[0]
+    lobby = await Socket.lobby(alice)
+    await lobby.send({"type": "CHAT", "text": "Wer spielt mit?"})
+    live = await lobby.expect("CHAT")
+    await lobby.send({"type": "REQUEST_HISTORY"})
+    assert (await lobby.expect("HISTORY"))["chat"] == [live]
+    await lobby.close()
+
+
+async def test_an_empty_lobby_chat_has_an_empty_history(people):
+    lobby = await Socket.lobby(people[0])
+    await lobby.send({"type": "REQUEST_HISTORY"})
+    assert await lobby.expect("HISTORY") == {"type": "HISTORY", "chat": []}
+    await lobby.close()
+
+
+async def test_who_is_connected_is_pushed_when_someone_enters_or_leaves_the_lobby(people):
+    alice, bob = people[:2]
+    lobby = await Socket.lobby(alice)
+    await lobby.send({"type": "REQUEST_ALL_CONNECTED_PLAYERS"})
+    assert [p["name"] for p in (await lobby.expect("CONNECTED_PLAYERS"))["players"]] == ["alice"]
+    arriving = await Socket.lobby(bob)
+    pushed = await lobby.expect("CONNECTED_PLAYERS")
+    assert pushed["players"] == [{"id": alice.pk, "name": "alice"}, {"id": bob.pk, "name": "bob"}]
+    await arriving.close()
+    assert [p["name"] for p in (await lobby.expect("CONNECTED_PLAYERS"))["players"]] == ["alice"]
+    assert await lobby.is_quiet()
+    await lobby.close()
+
+
+async def test_game_sockets_count_for_presence_but_another_socket_pushes_nothing(people):
+    alice, bob = people[:2]
+    game_id = await started_game(people, 2)
+    lobby = await Socket.lobby(alice)
+    await lobby.send({"type": "REQUEST_ALL_CONNECTED_PLAYERS"})
+    await lobby.expect("CONNECTED_PLAYERS")
+    in_game = await Socket.game(game_id, bob)  # bob arrives on the site: a push
+    pushed = await lobby.expect("CONNECTED_PLAYERS")
+    assert [p["name"] for p in pushed["players"]] == ["alice", "bob"]
+    second_tab = await Socket.lobby(bob)
+    own_second_tab = await Socket.lobby(alice)
+    await close_all(second_tab, own_second_tab)
+    assert await lobby.is_quiet(0.3)
+    await in_game.close()  # bob's last socket: he is gone
+    pushed = await lobby.expect("CONNECTED_PLAYERS")
+    assert [p["name"] for p in pushed["players"]] == ["alice"]
+    await lobby.close()
+
+
+async def test_only_sockets_that_asked_for_the_players_get_them_pushed(people):
+    alice, bob = people[:2]
+    quiet = await Socket.lobby(alice)
+    asking = await Socket.lobby(bob)
+    await asking.send({"type": "REQUEST_ALL_CONNECTED_PLAYERS"})
+    await asking.expect("CONNECTED_PLAYERS")
+    charlie_socket = await Socket.lobby(people[2])
+    assert [p["name"] for p in (await asking.expect("CONNECTED_PLAYERS"))["players"]] == [
+        "alice",
+        "bob",
+        "charlie",
+    ]
+    assert await quiet.is_quiet(0.3)
+    await close_all(quiet, asking, charlie_socket)
+
+
+async def test_a_socket_gets_no_push_of_its_own_arrival_however_late_it_comes(people):
+    lobby = await Socket.lobby(people[0])
+    await lobby.send({"type": "REQUEST_ALL_CONNECTED_PLAYERS"})
+    await lobby.expect("CONNECTED_PLAYERS")
+    own = await database_sync_to_async(
+        Connection.objects.values_list("channel_name", flat=True).get
+    )()
+    layer = get_channel_layer()
+    await layer.group_send(broadcast.LOBBY_GROUP, {"type": "lobby.players", "sender": own})
+    assert await lobby.is_quiet(0.3)
+    await layer.group_send(broadcast.LOBBY_GROUP, {"type": "lobby.players", "sender": "other"})
+    await lobby.expect("CONNECTED_PLAYERS")
+    await lobby.close()
+
+
+async def test_a_private_game_is_listed_only_on_the_sockets_of_its_players(people):
+    alice, bob = people[:2]
+    a = await Socket.lobby(alice)
+    b = await Socket.lobby(bob)
+    for socket in (a, b):
+        await socket.send({"type": "REQUEST_GAMES"})
+        assert (await socket.expect("GAMES"))["games"] == []
+    game = await database_sync_to_async(services.game_create)(
+        user=alice, name="Geheim", max_players=2, private=True
+    )
+    assert [g["id"] for g in (await a.expect("GAMES"))["games"]] == [game.pk]
+    assert (await b.expect("GAMES"))["games"] == []
+    await close_all(a, b)

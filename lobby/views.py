@@ -1,0 +1,205 @@
+"""Pages of the lobby: the front page (choose a name, or the lobby itself) and accounts."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login, update_session_auth_hash
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.dateparse import parse_datetime
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
+from django.views.decorators.http import require_http_methods, require_POST
+
+from games import services
+from games.models import Game, Seat
+from lobby.api import GuestThrottle
+from lobby.consumers import chat_history, games_list
+from lobby.forms import GuestForm, KeepNameForm, LoginForm, NewGameForm, RegisterForm
+from lobby.models import Guest
+
+FINISHED_LISTED = 20  # finished games on the lobby page; the rankings keep the rest
+BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+def game_path(game_id: int) -> str:
+    return f"/games/{game_id}/"
+
+
+def next_path(request: HttpRequest) -> str:
+    """Where to go after logging in: a ``next`` on this site, else the lobby."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return "/"
+
+
+def is_guest(user) -> bool:
+    return Guest.objects.filter(user=user).exists()
+
+
+def service_messages() -> dict[str, str]:
+    """The lobby's error codes in the page's language (for the join form and the script)."""
+    return {
+        "full": gettext("This game is full."),
+        "started": gettext("This game has already started."),
+        "already_seated": gettext("You already have a seat in this game."),
+        "not_found": gettext("This game does not exist."),
+        "rate_limited": gettext("Not so fast: wait a few seconds, then try again."),
+        "too_large": gettext("This message is too long (at most 500 characters)."),
+        "bad_field": gettext("This was not understood. Please try again."),
+        "server_error": gettext("Something went wrong on the server. Please try again."),
+    }
+
+
+# ---------------------------------------------------------------------------- front page
+
+
+@require_http_methods(["GET", "POST"])
+def home(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        if request.method == "POST":
+            return redirect("home")
+        return lobby(request)
+    form = GuestForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        throttle = GuestThrottle()
+        if not throttle.allow_request(request, None):
+            form.add_error(
+                None,
+                gettext("Too many new players from your address. Please wait a minute."),
+            )
+        elif form.is_valid() and (guest := form.save()) is not None:
+            login(request, guest.user, backend=BACKEND)
+            return redirect(next_path(request))
+    return render(request, "home.html", {"form": form, "next": next_path(request)})
+
+
+def lobby(request: HttpRequest) -> HttpResponse:
+    games = games_list(None, request.user.pk)
+    seated = set(
+        Seat.objects.filter(user=request.user, game_id__in=[g["id"] for g in games]).values_list(
+            "game_id", flat=True
+        )
+    )
+    for game in games:
+        game["seated"] = game["id"] in seated
+        game["status_label"] = Game.Status(game["status"]).label
+        game["created_at"] = parse_datetime(game["created"])
+    chat = [{**line, "at_time": parse_datetime(line["at"])} for line in chat_history()]
+    waiting = [g for g in games if g["status"] == Game.Status.WAITING]
+    running = [g for g in games if g["status"] in Game.PLAYING]
+    finished = [g for g in games if g["status"] in Game.OVER][:FINISHED_LISTED]
+    name = request.user.get_username()
+    new_game = NewGameForm(initial={"name": gettext("Game of %(name)s") % {"name": name}})
+    return render(
+        request,
+        "lobby/lobby.html",
+        {
+            "waiting": waiting,
+            "running": running,
+            "finished": finished,
+            "chat": chat,
+            "new_game": new_game,
+            "is_guest": is_guest(request.user),
+            "page_data": {"user": request.user.pk, "seated": sorted(seated)},
+            "strings": lobby_strings(),
+        },
+    )
+
+
+def lobby_strings() -> dict:
+    """What the lobby script shows, in the page's language."""
+    return {
+        "status": {status.value: str(status.label) for status in Game.Status},
+        "errors": service_messages(),
+        "error": gettext("The server refused: %(message)s"),
+        "join": gettext("Join"),
+        "open": gettext("Open"),
+        "you": gettext("you"),
+        "seats": gettext("%(players)s of %(max)s seats"),
+        "no_games": gettext("No games here right now."),
+        "no_players": gettext("Nobody is connected."),
+        "no_chat": gettext("No messages yet. Say hello!"),
+        "not_connected": gettext("Not connected. Please wait a moment."),
+    }
+
+
+@login_required
+@require_POST
+def join(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Take a seat (the lobby script does the same over the socket)."""
+    try:
+        services.game_join(game_id=game_id, user=request.user)
+    except services.ServiceError as error:
+        if error.code != "already_seated":
+            messages.error(request, service_messages().get(error.code, error.message))
+            return redirect("home")
+    return redirect(game_path(game_id))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def new_game(request: HttpRequest) -> HttpResponse:
+    form = NewGameForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        game = form.save(request.user)
+        if game is not None:
+            return redirect(game_path(game.pk))
+    return render(request, "lobby/new_game.html", {"form": form})
+
+
+# ---------------------------------------------------------------------------- accounts
+
+
+@require_http_methods(["GET", "POST"])
+def register(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("keep-name" if is_guest(request.user) else "home")
+    form = RegisterForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        if user is not None:
+            login(request, user, backend=BACKEND)
+            messages.success(
+                request,
+                gettext("Welcome, %(name)s! Your account is ready.") % {"name": user.username},
+            )
+            return redirect(next_path(request))
+    return render(request, "registration/register.html", {"form": form, "next": next_path(request)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def keep_name(request: HttpRequest) -> HttpResponse:
+    """A guest chooses a password and keeps their name, games and rating."""
+    if not is_guest(request.user):
+        messages.info(request, gettext("Your name is already yours: you have an account."))
+        return redirect("home")
+    form = KeepNameForm(request.user, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        update_session_auth_hash(request, user)
+        messages.success(
+            request,
+            gettext("The name %(name)s is yours now. Log in with it and your password next time.")
+            % {"name": user.username},
+        )
+        return redirect("home")
+    return render(request, "registration/keep_name.html", {"form": form})
+
+
+class LoginView(auth_views.LoginView):
+    authentication_form = LoginForm
+    redirect_authenticated_user = True
+
+
+class LogoutView(auth_views.LogoutView):
+    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = super().post(request, *args, **kwargs)
+        messages.info(request, gettext("You are logged out."))
+        return response

@@ -1,0 +1,288 @@
+// The live lobby: games by status, who is online, joining a game and the lobby chat, over
+// the lobby socket (docs/protocol.md, section 3.4). The page is complete without it; this
+// keeps the lists fresh and makes joining and chatting instant.
+import { openSocket } from "./socket.js";
+import "./new_game.js";
+
+const strings = JSON.parse(document.getElementById("lobby-strings").textContent);
+const page = JSON.parse(document.getElementById("lobby-data").textContent);
+const language = document.documentElement.lang || undefined;
+const seated = new Set(page.seated);
+const csrfToken = document.querySelector("input[name=csrfmiddlewaretoken]")?.value ?? "";
+
+const FINISHED_SHOWN = 20;
+const CHAT_LINES_KEPT = 200;
+const GROUP_OF_STATUS = {
+  WAITING: "waiting",
+  PREPARATION: "running",
+  RUNNING: "running",
+  FINAL_ROUND: "running",
+  FINISHED: "finished",
+  ABORTED: "finished",
+};
+
+const banner = document.getElementById("connection-banner");
+const gamesError = document.getElementById("games-error");
+const playerList = document.getElementById("players");
+const playerCount = document.getElementById("players-count");
+const chatLog = document.getElementById("chat-log");
+const chatForm = document.getElementById("chat-form");
+const chatInput = document.getElementById("chat-text");
+const chatError = document.getElementById("chat-error");
+
+const dateTimeFormat = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" });
+const clockFormat = new Intl.DateTimeFormat(language, { hour: "2-digit", minute: "2-digit" });
+
+let lastChatSent = "";
+
+// ---------------------------------------------------------------- helpers
+
+function element(tag, { className, text, attributes } = {}, children = []) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  for (const [name, value] of Object.entries(attributes ?? {})) node.setAttribute(name, value);
+  node.append(...children);
+  return node;
+}
+
+function fill(template, values) {
+  return template.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
+}
+
+function timeElement(iso, className, { clockOnly = false } = {}) {
+  const moment = new Date(iso);
+  const sameDay = moment.toDateString() === new Date().toDateString();
+  const format = clockOnly && sameDay ? clockFormat : dateTimeFormat;
+  return element("time", { className, text: format.format(moment), attributes: { datetime: iso } });
+}
+
+function errorText(message) {
+  return strings.errors[message.code] ?? fill(strings.error, { message: message.message });
+}
+
+function show(node, text) {
+  node.textContent = text;
+  node.hidden = false;
+}
+
+function hide(node) {
+  node.hidden = true;
+  node.textContent = "";
+}
+
+function gamePath(id) {
+  return `/games/${encodeURIComponent(id)}/`;
+}
+
+// ---------------------------------------------------------------- games
+
+function joinForm(game) {
+  const button = element("button", { className: "button button-small", text: strings.join, attributes: { type: "submit" } }, [
+    element("span", { className: "visually-hidden", text: ` ${game.name}` }),
+  ]);
+  const token = element("input", {
+    attributes: { type: "hidden", name: "csrfmiddlewaretoken", value: csrfToken },
+  });
+  return element(
+    "form",
+    {
+      className: "game-action join-form",
+      attributes: { method: "post", action: `/join/${game.id}/`, "data-game": String(game.id) },
+    },
+    [token, button],
+  );
+}
+
+function gameItem(game, group) {
+  const meta = element("span", { className: "game-meta" });
+  if (group !== "waiting") {
+    meta.append(
+      element("span", {
+        className: `badge badge-${game.status.toLowerCase()}`,
+        text: strings.status[game.status] ?? game.status,
+      }),
+      " ",
+    );
+  }
+  meta.append(
+    element("span", {
+      className: "game-seats",
+      text: fill(strings.seats, { players: game.players, max: game.max_players }),
+    }),
+    " ",
+    timeElement(game.created, "game-time"),
+  );
+  const item = element("li", { className: "game-item" }, [
+    element("a", { className: "game-name", text: game.name, attributes: { href: gamePath(game.id) } }),
+    " ",
+    meta,
+  ]);
+  if (group === "waiting") {
+    if (seated.has(game.id)) {
+      item.append(
+        element("a", {
+          className: "button button-small button-secondary game-action",
+          text: strings.open,
+          attributes: { href: gamePath(game.id) },
+        }),
+      );
+    } else if (game.players < game.max_players) {
+      item.append(joinForm(game));
+    }
+  }
+  return item;
+}
+
+function renderGames(games) {
+  for (const group of ["waiting", "running", "finished"]) {
+    let shown = games.filter((game) => GROUP_OF_STATUS[game.status] === group);
+    if (group === "finished") shown = shown.slice(0, FINISHED_SHOWN);
+    const items = shown.length
+      ? shown.map((game) => gameItem(game, group))
+      : [element("li", { className: "muted game-empty", text: strings.no_games })];
+    document.getElementById(`games-${group}`).replaceChildren(...items);
+  }
+}
+
+function joinGame(form) {
+  const gameId = Number(form.dataset.game);
+  const sent = socket.send({ type: "WANT_TO_JOIN_GAME", game_id: gameId, ref: `join-${gameId}` });
+  if (!sent) return false;
+  hide(gamesError);
+  form.querySelector("button").disabled = true;
+  return true;
+}
+
+document.querySelector(".lobby-games").addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!form.matches(".join-form")) return;
+  // Over the socket when it is open; otherwise the form posts to the server as it is.
+  if (joinGame(form)) event.preventDefault();
+});
+
+// ---------------------------------------------------------------- players
+
+function renderPlayers(players) {
+  const items = players.map((player) => {
+    const item = element("li", {}, [
+      element("a", { text: player.name, attributes: { href: `/players/${player.id}/` } }),
+    ]);
+    if (player.id === page.user) item.append(" ", element("span", { className: "badge", text: strings.you }));
+    return item;
+  });
+  if (!items.length) items.push(element("li", { className: "muted", text: strings.no_players }));
+  playerList.replaceChildren(...items);
+  playerCount.textContent = `(${players.length})`;
+}
+
+// ---------------------------------------------------------------- chat
+
+function chatLine(line) {
+  return element("li", { className: "chat-line" }, [
+    element("span", { className: "chat-name", text: line.name }),
+    " ",
+    timeElement(line.at, "chat-time", { clockOnly: true }),
+    " ",
+    element("span", { className: "chat-text", text: line.text }),
+  ]);
+}
+
+function scrolledToEnd() {
+  return chatLog.scrollHeight - chatLog.scrollTop - chatLog.clientHeight < 40;
+}
+
+function showChat(lines) {
+  const items = lines.map(chatLine);
+  if (!items.length) items.push(element("li", { className: "muted chat-empty", text: strings.no_chat }));
+  chatLog.replaceChildren(...items);
+  chatLog.scrollTop = chatLog.scrollHeight;
+}
+
+function addChat(line) {
+  const follow = scrolledToEnd();
+  chatLog.querySelector(".chat-empty")?.remove();
+  chatLog.append(chatLine(line));
+  while (chatLog.children.length > CHAT_LINES_KEPT) chatLog.firstElementChild.remove();
+  if (follow || line.player === page.user) chatLog.scrollTop = chatLog.scrollHeight;
+}
+
+chatForm.hidden = false;
+chatForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = chatInput.value.trim();
+  if (!text) return;
+  if (!socket.send({ type: "CHAT", text, ref: "chat" })) {
+    show(chatError, strings.not_connected);
+    return;
+  }
+  hide(chatError);
+  lastChatSent = text;
+  chatInput.value = "";
+});
+
+// ---------------------------------------------------------------- the socket
+
+function onError(message) {
+  const ref = message.ref ?? "";
+  if (ref === "chat") {
+    show(chatError, errorText(message));
+    if (!chatInput.value) chatInput.value = lastChatSent;
+    return;
+  }
+  if (ref.startsWith("join-")) {
+    const gameId = ref.slice("join-".length);
+    if (message.code === "already_seated") {
+      window.location.assign(gamePath(gameId));
+      return;
+    }
+    for (const button of document.querySelectorAll(".join-form button")) button.disabled = false;
+  }
+  show(gamesError, errorText(message));
+}
+
+function onMessage(message) {
+  switch (message.type) {
+    case "GAMES":
+      renderGames(message.games);
+      break;
+    case "CONNECTED_PLAYERS":
+      renderPlayers(message.players);
+      break;
+    case "HISTORY":
+      showChat(message.chat);
+      break;
+    case "CHAT":
+      addChat(message);
+      break;
+    case "JOINED_GAME":
+      seated.add(Number(message.game_id));
+      window.location.assign(gamePath(message.game_id));
+      break;
+    case "ERROR":
+      onError(message);
+      break;
+    default:
+      break;
+  }
+}
+
+function onOpen() {
+  banner.hidden = true;
+  socket.send({ type: "REQUEST_GAMES" });
+  socket.send({ type: "REQUEST_ALL_CONNECTED_PLAYERS" });
+  socket.send({ type: "REQUEST_HISTORY" });
+}
+
+function onLost() {
+  banner.hidden = false;
+}
+
+// Server-rendered times in the browser's time zone and the page's language.
+for (const node of document.querySelectorAll(".lobby time[datetime]")) {
+  const clockOnly = node.classList.contains("chat-time");
+  node.replaceWith(timeElement(node.getAttribute("datetime"), node.className, { clockOnly }));
+}
+chatLog.scrollTop = chatLog.scrollHeight;
+
+const socket = openSocket("/ws/lobby/", { onMessage, onOpen, onLost });
