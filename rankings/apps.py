@@ -5,3 +5,10 @@ from django.utils.translation import gettext_lazy as _
 class RankingsConfig(AppConfig):
     name = "rankings"
     verbose_name = _("Rankings")
+
+    def ready(self) -> None:
+        from games.models import Game
+        from games.signals import game_finished
+        from rankings.receivers import rate_finished_game
+
+        game_finished.connect(rate_finished_game, sender=Game, dispatch_uid="rankings.rate")

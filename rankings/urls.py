@@ -1,3 +1,11 @@
-"""Pages: the ranking list, player pages and the rules."""
+"""Pages: the ranking list, player pages and the rules (the REST reads are in rankings.api)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from rankings import views
+
+urlpatterns = [
+    path("rankings/", views.rankings_page, name="rankings"),
+    path("players/<int:user_id>/", views.player_page, name="player"),
+    path("rules/", views.rules_page, name="rules"),
+]

@@ -1,0 +1,23 @@
+"""Rate every game as it finishes (``games.signals.game_finished``)."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+
+from games.models import Game
+from rankings import services
+
+logger = logging.getLogger(__name__)
+
+
+def rate_finished_game(sender, *, game: Game, results: list[dict], **kwargs) -> None:
+    # This runs inside the transaction that ends the game: a failure here must not undo
+    # the game's end, so it is rolled back to a savepoint and logged instead
+    # (``manage.py rate_games`` rates such a game later).
+    try:
+        with transaction.atomic():
+            services.rate_game(game=game, results=results)
+    except Exception:
+        logger.exception("could not rate game %s", game.pk)

@@ -1,0 +1,77 @@
+"""Rating finished games: every seat by its place, with openskill's Plackett-Luce model."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from openskill.models import PlackettLuce
+
+from games.models import Game, Seat
+from rankings.models import Rating, RatingChange
+
+MODEL = PlackettLuce()  # a new player starts at mu 25, sigma 25/3: ordinal 0
+
+
+def display(ordinal: float) -> float:
+    """A rating as lists show it: one decimal, and never "-0.0"."""
+    return round(ordinal, 1) + 0.0
+
+
+def rate_game(*, game: Game, results: list[dict]) -> list[RatingChange]:
+    """Rate a finished game from its results rows (``player``, ``total``, ``place``).
+
+    Equal places are ties. A game is rated once: another call for it changes nothing and
+    returns ``[]``; so does a game that is not finished (an aborted game is never rated).
+    """
+    if game.status != Game.Status.FINISHED or not 2 <= len(results) <= 5:
+        return []
+    with transaction.atomic():
+        if RatingChange.objects.filter(game=game).exists():
+            return []
+        players = [row["player"] for row in results]
+        bots = set(Seat.objects.filter(game=game, is_bot=True).values_list("user_id", flat=True))
+        start = MODEL.rating()
+        # Create missing rows first (a concurrent game may create them too), then lock
+        # them in a fixed order, so that two games sharing players update one after the other.
+        Rating.objects.bulk_create(
+            [
+                Rating(user_id=p, mu=start.mu, sigma=start.sigma, ordinal=start.ordinal())
+                for p in players
+            ],
+            ignore_conflicts=True,
+        )
+        locked = Rating.objects.select_for_update().filter(user_id__in=players).order_by("user_id")
+        ratings = {rating.user_id: rating for rating in locked}
+        before = [ratings[player] for player in players]
+        after = MODEL.rate(
+            [[MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in before],
+            ranks=[row["place"] for row in results],
+        )
+        changes = []
+        for row, rating, (new,) in zip(results, before, after, strict=True):
+            changes.append(
+                RatingChange(
+                    game=game,
+                    user_id=rating.user_id,
+                    place=row["place"],
+                    players=len(results),
+                    total=row["total"],
+                    is_bot=rating.user_id in bots,
+                    mu_before=rating.mu,
+                    sigma_before=rating.sigma,
+                    ordinal_before=rating.ordinal,
+                    mu_after=new.mu,
+                    sigma_after=new.sigma,
+                    ordinal_after=new.ordinal(),
+                )
+            )
+            rating.mu, rating.sigma, rating.ordinal = new.mu, new.sigma, new.ordinal()
+            rating.games += 1
+            rating.is_bot = rating.user_id in bots
+            rating.save()
+        return RatingChange.objects.bulk_create(changes)
+
+
+def results_of(game: Game) -> list[dict]:
+    """The results rows of a finished game, as far as its seats keep them."""
+    seats = game.seats.exclude(place=None).order_by("place", "turn_order", "id")
+    return [{"player": s.user_id, "total": s.total, "place": s.place} for s in seats]

@@ -1,0 +1,180 @@
+"""Ratings: a finished game rates all its seats by place (openskill), once; aborted games never."""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from games import services
+from games.models import Game, Seat
+from games.ratumrad import engine
+from games.signals import game_finished
+from rankings import services as ratings
+from rankings.models import Rating, RatingChange
+
+pytestmark = pytest.mark.django_db
+
+NAMES = ("alice", "bob", "charlie", "dora", "emil")
+
+
+@pytest.fixture
+def people():
+    users = get_user_model().objects
+    return [users.create_user(name) for name in NAMES]
+
+
+def finished(players, status=Game.Status.FINISHED) -> Game:
+    game = Game.objects.create(name="Rheinufer", max_players=len(players), seed=1, status=status)
+    for order, user in enumerate(players):
+        Seat.objects.create(game=game, user=user, turn_order=order)
+    return game
+
+
+def announce(game: Game, places: dict, totals: dict | None = None) -> None:
+    """Send ``game_finished`` as the services do, with results rows for these places."""
+    totals = totals or {}
+    rows = [
+        {"player": user.pk, "place": place, "total": totals.get(user, 50 - 10 * place)}
+        for user, place in places.items()
+    ]
+    game_finished.send(sender=Game, game=game, results=sorted(rows, key=lambda r: r["place"]))
+
+
+def ordinal(user) -> float:
+    return Rating.objects.get(user=user).ordinal
+
+
+def change(user, game) -> float:
+    return RatingChange.objects.get(user=user, game=game).delta
+
+
+def test_in_a_two_player_game_the_winner_rises_and_the_loser_falls(people):
+    alice, bob = people[:2]
+    game = finished([alice, bob])
+    announce(game, {alice: 2, bob: 1})
+    assert ordinal(bob) > 0 > ordinal(alice)
+    assert Rating.objects.get(user=bob).games == Rating.objects.get(user=alice).games == 1
+    row = RatingChange.objects.get(user=alice, game=game)
+    assert (row.place, row.players, row.total, row.ordinal_before) == (2, 2, 30, 0)
+
+
+def test_five_players_change_in_the_order_of_their_places(people):
+    game = finished(people)
+    announce(game, {user: place for place, user in enumerate(people, start=1)})
+    changes = [change(user, game) for user in people]
+    assert changes == sorted(changes, reverse=True) and len(set(changes)) == 5
+    assert changes[0] > 0 > changes[-1]
+
+
+def test_tied_players_get_equal_changes(people):
+    alice, bob, charlie, dora = people[:4]
+    game = finished([alice, bob, charlie, dora])
+    announce(game, {alice: 1, bob: 2, charlie: 2, dora: 4})
+    assert change(bob, game) == change(charlie, game)
+    assert change(alice, game) > change(bob, game) > change(dora, game)
+
+
+def test_a_game_is_rated_once_however_often_it_is_announced(people):
+    alice, bob = people[:2]
+    game = finished([alice, bob])
+    announce(game, {alice: 1, bob: 2})
+    before = list(Rating.objects.order_by("user_id").values_list("mu", "sigma", "games"))
+    announce(game, {alice: 2, bob: 1})
+    assert ratings.rate_game(game=game, results=ratings.results_of(game)) == []
+    assert list(Rating.objects.order_by("user_id").values_list("mu", "sigma", "games")) == before
+    assert RatingChange.objects.filter(game=game).count() == 2
+
+
+def test_the_next_game_starts_from_the_rating_the_last_one_left(people):
+    alice, bob = people[:2]
+    first, second = finished([alice, bob]), finished([alice, bob])
+    announce(first, {alice: 1, bob: 2})
+    after_first = ordinal(alice)
+    announce(second, {alice: 1, bob: 2})
+    row = RatingChange.objects.get(user=alice, game=second)
+    assert row.ordinal_before == after_first < row.ordinal_after == ordinal(alice)
+    assert Rating.objects.get(user=alice).games == 2
+
+
+def test_an_aborted_game_is_not_rated(people):
+    alice, bob = people[:2]
+    game = services.game_create(user=alice, name="Rheinufer", max_players=2)
+    services.game_join(game_id=game.pk, user=bob)
+    services.game_start(game_id=game.pk, user=alice)
+    services.game_abort(game_id=game.pk)
+    announce(Game.objects.get(pk=game.pk), {alice: 1, bob: 2})
+    assert not Rating.objects.exists() and not RatingChange.objects.exists()
+
+
+def started(players, bots: int = 0) -> Game:
+    game = services.game_create(
+        user=players[0], name="Rheinufer", max_players=len(players) + bots, bots=bots
+    )
+    Game.objects.filter(pk=game.pk).update(seed=7)  # the same deal every run
+    for user in players[1:]:
+        services.game_join(game_id=game.pk, user=user)
+    return services.game_start(game_id=game.pk, user=players[0])
+
+
+def test_ending_a_game_now_rates_every_seat_by_its_place(people):
+    game = started(people[:3])
+    services.game_end_now(game_id=game.pk)
+    seats = Seat.objects.filter(game=game)
+    rows = RatingChange.objects.filter(game=game)
+    assert {(r.user_id, r.place, r.total, r.players) for r in rows} == {
+        (s.user_id, s.place, s.total, 3) for s in seats
+    }
+    for row in rows:
+        assert Rating.objects.get(user_id=row.user_id).ordinal == row.ordinal_after
+
+
+def test_a_rating_that_fails_does_not_keep_the_game_from_ending(people, monkeypatch, caplog):
+    def broken(**kwargs):
+        raise RuntimeError("no ratings today")
+
+    monkeypatch.setattr(ratings, "rate_game", broken)
+    game = started(people[:2])
+    with caplog.at_level(logging.ERROR, logger="rankings.receivers"):
+        services.game_end_now(game_id=game.pk)
+    assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
+    assert not RatingChange.objects.exists()
+    assert f"could not rate game {game.pk}" in caplog.text
+
+
+def test_the_rate_games_command_rates_finished_games_left_unrated(people, capsys):
+    alice, bob = people[:2]
+    game = finished([alice, bob])
+    Seat.objects.filter(game=game, user=alice).update(place=1, total=20)
+    Seat.objects.filter(game=game, user=bob).update(place=2, total=10)
+    finished([alice, bob], status=Game.Status.ABORTED)
+    call_command("rate_games")
+    assert "rated 1 game(s)" in capsys.readouterr().out
+    assert change(alice, game) > 0 > change(bob, game)
+    call_command("rate_games")
+    assert "rated 0 game(s)" in capsys.readouterr().out
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_whole_game_against_a_computer_player_rates_both_and_marks_the_bot(settings, people):
+    settings.BOT_DELAY = 0
+    alice = people[0]
+    game = started([alice], bots=1)
+    rng = random.Random(3)
+    game.refresh_from_db()  # the bot prepared at once
+    while game.status != Game.Status.FINISHED:
+        state = services.load_state(game)
+        move = rng.choice(engine.turn_moves(state, alice.pk))
+        services.move_apply(game_id=game.pk, user=alice, move=move, expect_seq=game.seq)
+        game.refresh_from_db()
+    bot = Seat.objects.get(game=game, is_bot=True)
+    rows = {row.user_id: row for row in RatingChange.objects.filter(game=game)}
+    assert set(rows) == {alice.pk, bot.user_id}
+    assert rows[bot.user_id].is_bot and not rows[alice.pk].is_bot
+    assert Rating.objects.get(user_id=bot.user_id).is_bot
+    winner, loser = sorted(rows.values(), key=lambda row: row.place)
+    assert (winner.place, loser.place) == (1, 2)  # no tie with this seed
+    assert winner.delta > 0 > loser.delta
