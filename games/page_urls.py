@@ -1,3 +1,9 @@
 """Pages of a game (the REST API is in ``games.urls``)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from games import views
+
+urlpatterns = [
+    path("<int:game_id>/", views.game_page, name="game-page"),
+]

@@ -141,6 +141,9 @@ class LogResultSerializer(serializers.Serializer):
     destinations_missed = serializers.IntegerField()
     destinations_missed_points = serializers.IntegerField()
     longest_path = serializers.IntegerField(help_text="wheels")
+    longest_path_roads = serializers.ListField(
+        child=serializers.IntegerField(), help_text="road ids of one longest path, in order"
+    )
     longest_path_bonus = serializers.BooleanField()
     longest_path_tie = serializers.BooleanField()
     total = serializers.IntegerField()

@@ -79,6 +79,25 @@ def test_R3_3_tied_longest_paths_all_get_the_bonus():
     assert rows[alice.id]["longest_path_tie"] and not rows[charlie.id]["longest_path_tie"]
 
 
+def test_R3_3_results_name_the_roads_of_the_longest_path_in_order():
+    state = started(2)
+    alice, bob = state.players
+    give_roads(state, alice, [*CYCLE, 4, 14])  # the cycle, e-f, and a separate i-j
+    row = rows_by_player(state)[alice.id]
+    roads = [TOY.roads[road_id] for road_id in row["longest_path_roads"]]
+    assert row["longest_path"] == 15 == sum(road.length for road in roads)
+    assert {road.id for road in roads} <= set(alice.roads)
+    # Walk it: each road starts where the last one ended, and no place comes twice.
+    here = next(p for p in (roads[0].a, roads[0].b) if p not in (roads[1].a, roads[1].b))
+    visited = [here]
+    for road in roads:
+        assert here in (road.a, road.b)
+        here = road.b if here == road.a else road.a
+        visited.append(here)
+    assert len(visited) == len(set(visited)) == len(roads) + 1
+    assert rows_by_player(state)[bob.id]["longest_path_roads"] == []
+
+
 def test_R3_2_destinations_score_when_connected_by_own_roads_only():
     state = started(2)
     alice, bob = state.players

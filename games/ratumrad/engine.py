@@ -25,7 +25,7 @@ from itertools import combinations
 from typing import Any
 
 from .board import CARD_COLORS, GREY, JOKER, Board, basel
-from .paths import components, connected, longest_path
+from .paths import components, connected, longest_path_roads
 
 COLORS: tuple[str, ...] = (*CARD_COLORS, JOKER)
 J = len(CARD_COLORS)  # index of the joker in a hand
@@ -692,6 +692,7 @@ def results(state: GameState) -> list[dict]:
             cards.append(_card_dict(card, complete=connected(component, card.a, card.b)))
         reached = [c for c in cards if c["complete"]]
         missed = [c for c in cards if not c["complete"]]
+        path = longest_path_roads(board, player.roads)
         rows.append(
             {
                 "player": player.id,
@@ -701,7 +702,8 @@ def results(state: GameState) -> list[dict]:
                 "destinations_reached_points": sum(c["points"] for c in reached),
                 "destinations_missed": len(missed),
                 "destinations_missed_points": sum(c["points"] for c in missed),
-                "longest_path": longest_path(board, player.roads),
+                "longest_path": sum(board.roads[road_id].length for road_id in path),
+                "longest_path_roads": path,
                 "destinations": cards,
                 "hand": _hand_dict(player.hand),
             }

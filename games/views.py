@@ -1,0 +1,179 @@
+"""Pages of a game: the table where people play (or watch) in the browser."""
+
+from __future__ import annotations
+
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+
+from games import selectors
+from games.models import Game
+from games.ratumrad import board
+
+
+def color_names() -> dict[str, str]:
+    return {
+        "red": pgettext("card colour", "red"),
+        "blue": pgettext("card colour", "blue"),
+        "orange": pgettext("card colour", "orange"),
+        "green": pgettext("card colour", "green"),
+        "yellow": pgettext("card colour", "yellow"),
+        "pink": pgettext("card colour", "pink"),
+        "black": pgettext("card colour", "black"),
+        "white": pgettext("card colour", "white"),
+        "joker": pgettext("card colour", "joker"),
+        "grey": pgettext("card colour", "grey"),
+    }
+
+
+def color_letters() -> dict[str, str]:
+    """One letter per colour, shown on cards and roads next to the colour itself."""
+    return {
+        "red": pgettext("letter for the colour red", "R"),
+        "blue": pgettext("letter for the colour blue", "B"),
+        "orange": pgettext("letter for the colour orange", "O"),
+        "green": pgettext("letter for the colour green", "G"),
+        "yellow": pgettext("letter for the colour yellow", "Y"),
+        "pink": pgettext("letter for the colour pink", "P"),
+        "black": pgettext("letter for the colour black", "K"),
+        "white": pgettext("letter for the colour white", "W"),
+        "joker": pgettext("letter for the joker", "J"),
+        "grey": "*",
+    }
+
+
+def ui_strings() -> dict:
+    """Every sentence the page's script shows, in the request's language.
+
+    Placeholders in braces (``{name}``) are filled in by the script.
+    """
+    return {
+        "colors": color_names(),
+        "letters": color_letters(),
+        "statuses": {value: str(label) for value, label in Game.Status.choices},
+        "end_reasons": {
+            "final_round": _("The final round is over."),
+            "vote": _("All players voted to end the game."),
+            "all_passed": _("Nobody could move any more."),
+            "admin": _("The game was ended by an administrator."),
+        },
+        "your_turn": _("Your turn: draw wheel cards, build a road or draw destination cards."),
+        "your_second_card": _("Your turn: take your second wheel card."),
+        "your_choose_destinations": _("Your turn: choose the destination cards to keep."),
+        "their_turn": _("{name}'s turn."),
+        "their_second_card": _("{name} is taking a second wheel card."),
+        "their_choose_destinations": _("{name} is choosing destination cards."),
+        "preparation_you": _("Choose your short destination cards: keep all three or two."),
+        "preparation_done": _("You have chosen. Waiting for the others to choose."),
+        "preparation_others": _("Everyone is choosing their short destination cards."),
+        "final_round": _("Final round: everyone has one more turn."),
+        "final_turns_left": _("Turns left: {count}"),
+        "time_left": _("Time left for this turn: {time}"),
+        "you": _("you"),
+        "bot": _("computer"),
+        "bot_title": _("A computer player"),
+        "autopilot": _("computer stands in"),
+        "autopilot_title": _("The computer plays this seat because its player ran out of time."),
+        "left": _("has left"),
+        "left_title": _("This player has left the game for good."),
+        "online": _("online"),
+        "offline": _("offline"),
+        "voted_end": _("votes to end"),
+        "current_player": _("at turn"),
+        "prepared": _("has chosen"),
+        "score": _("Score"),
+        "wheels": _("Wheels"),
+        "wheel_cards": _("Wheel cards"),
+        "destination_cards": _("Destination cards"),
+        "pending_cards": _("choosing {count}"),
+        "deck": _("Deck: {count}"),
+        "take_from_deck": _("Take the top card of the deck"),
+        "discard": _("Discard pile: {count}"),
+        "short_deck": _("Destination cards left: {count}"),
+        "take_face_up": _("Take the face-up card: {color}"),
+        "empty_slot": _("empty"),
+        "joker_not_second": _("A face-up joker cannot be your second card (R5.4)."),
+        "draw_destinations": _("Draw destination cards"),
+        "no_cards": _("No wheel cards."),
+        "no_destinations": _("No destination cards yet."),
+        "hand_item": _("{color}: {count}"),
+        "road": _("{a}–{b}: {color}, length {length}, worth {points}"),
+        "road_built": _("{a}–{b}: built by {name}"),
+        "road_buildable": _("Build {a}–{b}: {color}, length {length}, worth {points}"),
+        "rhine": _("Rhine"),
+        "pay_title": _("Build {a}–{b}"),
+        "pay_summary": _("Length {length}, worth {points}. Choose how to pay:"),
+        "pay_card": _("{count} {color} card"),
+        "pay_cards": _("{count} {color} cards"),
+        "pay_joker": _("{count} joker"),
+        "pay_jokers": _("{count} jokers"),
+        "build": _("Build"),
+        "cancel": _("Cancel"),
+        "confirm": _("Confirm"),
+        "card": _("{a} – {b}"),
+        "card_points": _("{points} points"),
+        "card_long": _("long"),
+        "complete": _("complete"),
+        "not_complete": _("not complete yet"),
+        "prep_title": _("Choose your short destination cards"),
+        "prep_hint": _("Keep all three cards or any two of them. Your long card stays with you."),
+        "keep_title": _("Keep destination cards"),
+        "keep_hint": _("Keep at least one card; the others go back under the deck."),
+        "keep": _("Keep the ticked cards"),
+        "keep_invalid": _("This choice is not allowed: {hint}"),
+        "choose_again": _("Choose destination cards"),
+        "vote_end": _("Vote to end the game"),
+        "vote_back": _("Take back my vote to end"),
+        "vote_end_question": _(
+            "Vote to end the game now? It ends as soon as every player has voted (R8.2)."
+        ),
+        "vote_back_question": _("Take back your vote to end the game?"),
+        "leave_waiting_question": _("Give your seat in this game back?"),
+        "leave_question": _(
+            "Leave this game for good? The computer plays your seat to the end; you cannot"
+            " come back."
+        ),
+        "waiting_for_creator": _("Waiting for {name} to start the game."),
+        "need_players": _("At least two players are needed to start."),
+        "free_seat": _("free seat"),
+        "creator": _("created the game"),
+        "request_failed": _("That did not work: {message}"),
+        "results_place": _("Place"),
+        "results_player": _("Player"),
+        "results_road_points": _("Road points"),
+        "results_reached": _("Destinations reached"),
+        "results_missed": _("Destinations missed"),
+        "results_longest_path": _("Longest path"),
+        "results_total": _("Total"),
+        "results_bonus": _("bonus +10"),
+        "results_tie": _("tie"),
+        "results_shared_place": _("shared"),
+        "results_winner": _("Winner: {names}"),
+        "results_winners": _("Winners: {names}"),
+        "results_you": _("You have {total} points!"),
+        "results_show_path": _("Show on the map"),
+        "results_cards_of": _("Destination cards of {name}"),
+        "results_hand_of": _("Cards left: {cards}"),
+        "reached": _("reached"),
+        "missed": _("missed"),
+    }
+
+
+def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The table: seated players play, anyone else logged in watches (R9.1)."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path(), reverse("home"))
+    game = get_object_or_404(Game, pk=game_id)
+    state = selectors.game_view(game, request.user.pk)
+    context = {
+        "game": game,
+        "user_id": request.user.pk,
+        "state": state,
+        "seated": "you" in state,
+        "map": board.basel().to_public_dict(),
+        "strings": ui_strings(),
+    }
+    return render(request, "games/game.html", context)

@@ -1,0 +1,119 @@
+"""The game page in a real browser: starting, choosing cards and drawing against a computer
+player, watching as a spectator, and the table on a phone."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+XSS_NAME = "<img src=x onerror=alert(1)>"
+
+
+def call(page: Page, method: str, path: str, body: dict | None = None) -> dict:
+    """A REST call from inside the page, with its session and CSRF token."""
+    return page.evaluate(
+        """async ([method, path, body]) => {
+            const token = document.cookie.match(/(?:^|; )csrftoken=([^;]*)/)[1];
+            const response = await fetch(path, {
+                method,
+                headers: {"Content-Type": "application/json", "X-CSRFToken": token},
+                body: body === null ? undefined : JSON.stringify(body),
+            });
+            return {status: response.status, body: await response.json()};
+        }""",
+        [method, path, body],
+    )
+
+
+def game_against_a_bot(page: Page, *, start: bool = False) -> int:
+    answer = call(page, "POST", "/api/games/", {"name": "Rheinufer", "max_players": 2, "bots": 1})
+    assert answer["status"] == 201, answer
+    game_id = answer["body"]["id"]
+    if start:
+        assert call(page, "POST", f"/api/games/{game_id}/start/")["status"] == 200
+    return game_id
+
+
+def hand_size(page: Page) -> int:
+    return sum(int(text) for text in page.locator("#hand .hand-count").all_inner_texts())
+
+
+def wait_for_hand_size(page: Page, size: int) -> None:
+    page.wait_for_function(
+        """(size) => [...document.querySelectorAll("#hand .hand-count")]
+            .reduce((sum, node) => sum + Number(node.textContent), 0) === size""",
+        arg=size,
+    )
+
+
+def test_a_player_starts_chooses_destination_cards_and_draws_two_cards(new_page, screenshot):
+    page = new_page("alice", lang="en")
+    game_id = game_against_a_bot(page)
+    page.goto(f"/games/{game_id}/")
+    page.locator("#start-button").click()
+
+    dialog = page.locator("#keep-dialog")
+    expect(dialog).to_be_visible()
+    boxes = dialog.locator("input[type=checkbox]")
+    expect(boxes).to_have_count(3)
+    assert page.locator("#board .place.highlight").count() >= 2  # the cards' places light up
+    screenshot(page, "game-preparation")
+    boxes.nth(0).uncheck()
+    boxes.nth(1).uncheck()
+    dialog.locator("#keep-confirm").click()
+    expect(page.locator("#keep-error")).to_be_visible()  # one card is not enough (R2.4)
+    boxes.nth(1).check()
+    dialog.locator("#keep-confirm").click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator("#destinations li")).to_have_count(3)  # the long card and two short
+
+    deck = page.locator("#deck-button")
+    expect(deck).to_be_enabled()  # the computer player moves at once when it starts
+    assert hand_size(page) == 4
+    deck.click()
+    wait_for_hand_size(page, 5)
+    expect(deck).to_be_enabled()  # the second card of the draw (R5.1)
+    deck.click()
+    wait_for_hand_size(page, 6)
+    assert page.locator("#feed li.feed-took_wheel").count() >= 2
+    screenshot(page, "game-after-drawing")
+
+    # After a reload the feed comes back from the history, each entry once.
+    page.reload()
+    expect(page.locator("#feed li.feed-dealt")).to_have_count(1)
+    expect(page.locator("#feed li.feed-game_started")).to_have_count(1)
+
+
+def test_a_spectator_sees_the_public_table_and_player_names_as_text(new_page):
+    host = new_page(XSS_NAME, lang="en")
+    name = new_page.guest(host)["user"]["name"]
+    game_id = game_against_a_bot(host, start=True)
+
+    page = new_page("bob", lang="en")
+    alerts = []
+    page.on("dialog", lambda dialog: (alerts.append(dialog.message), dialog.dismiss()))
+    page.goto(f"/games/{game_id}/")
+    expect(page.locator("#spectator-badge")).to_be_visible()
+    expect(page.locator("#players").get_by_text(name, exact=True)).to_be_visible()
+    expect(page.locator("#hand-panel")).to_be_hidden()
+    expect(page.locator("#keep-dialog")).to_be_hidden()
+    assert page.locator('img[src="x"]').count() == 0
+    assert page.locator("#face-up button:enabled").count() == 0
+    assert alerts == []
+
+
+def test_on_a_phone_the_panels_go_below_the_board_and_nothing_scrolls_sideways(
+    new_page, screenshot
+):
+    page = new_page("carla", width=375, height=800)
+    game_id = game_against_a_bot(page, start=True)
+    page.goto(f"/games/{game_id}/")
+    page.locator("#keep-dialog .dialog-cancel").click()
+    board = page.locator("#board").bounding_box()
+    players = page.locator("#players").bounding_box()
+    assert board["width"] <= 375 and board["x"] >= 0
+    assert players["y"] >= board["y"] + board["height"]
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    screenshot(page, "game-phone")
+    page.locator("#zoom-in").click()  # a larger map scrolls inside its frame only
+    assert page.locator("#board").bounding_box()["width"] > 375
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
