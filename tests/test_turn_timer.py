@@ -209,9 +209,10 @@ async def test_a_person_who_timed_out_is_replaced_and_takes_the_seat_back(people
     ack = (await a.until("ACK"))[-1]
     assert ack["ref"] == "back"
     assert not (await database_sync_to_async(seat_of)(game_id, alice)).autopilot
-    seen = [m for m in await a.drain(0.3) if m["type"] == "STATE"]  # after the ACK
-    state = seen[-1]["state"]
-    assert next(r for r in state["players"] if r["id"] == alice.pk)["autopilot"] is False
+    while True:  # the STATEs of the change follow the ACK
+        state = (await a.until("STATE"))[-1]["state"]
+        if state["seq"] == ack["seq"] and not any(r["autopilot"] for r in state["players"]):
+            break
     kinds = await database_sync_to_async(kinds_since)(game_id, 0)
     assert kinds[-1] == "autopilot_off"
     await a.close()

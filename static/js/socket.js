@@ -6,10 +6,16 @@
 // onOpen runs after every (re)connect: the server sends a fresh STATE then, and the page may
 // ask for more (history). onLost runs when an open connection drops; the socket then retries
 // with a growing pause (0.5 s up to 10 s). send() returns false when the socket is not open.
+// A close the server means for good (not logged in, no such game) is not retried: onGone
+// gets its code.
 const FIRST_PAUSE_MS = 500;
 const LONGEST_PAUSE_MS = 10000;
+const FINAL_CLOSE_CODES = new Set([4001, 4004]);
 
-export function openSocket(path, { onMessage, onOpen = () => {}, onLost = () => {} }) {
+export function openSocket(
+  path,
+  { onMessage, onOpen = () => {}, onLost = () => {}, onGone = () => {} },
+) {
   const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
   const url = `${scheme}//${window.location.host}${path}`;
   let socket = null;
@@ -33,8 +39,13 @@ export function openSocket(path, { onMessage, onOpen = () => {}, onLost = () => 
       }
       onMessage(message);
     });
-    socket.addEventListener("close", () => {
+    socket.addEventListener("close", (event) => {
       if (closed) return;
+      if (FINAL_CLOSE_CODES.has(event.code)) {
+        closed = true;
+        onGone(event.code);
+        return;
+      }
       if (wasOpen) onLost();
       wasOpen = false;
       window.setTimeout(connect, pause);
