@@ -17,6 +17,7 @@ pytestmark = pytest.mark.django_db
 
 PASSWORD = "Velo-im-Regen-42"
 NAME_TAKEN = "This name is already taken. Please choose another one."
+NAME_TAKEN_DE = "Dieser Name ist schon vergeben. Bitte wähle einen anderen."
 
 
 @pytest.fixture(autouse=True)
@@ -70,7 +71,7 @@ def test_a_visitor_who_chooses_a_name_becomes_a_logged_in_guest_in_the_lobby(cli
 @pytest.mark.parametrize("again", ["alice", "ALICE", " Alice "])
 def test_a_taken_name_is_refused_in_the_form_in_the_pages_language(client, language, again):
     Guest.objects.create_guest(name="alice")
-    response = play_as_guest(client, again, HTTP_ACCEPT_LANGUAGE=language)
+    response = client.post("/", {"name": again}, headers={"accept-language": language})
     assert response.status_code == 200
     html = response.content.decode()
     assert in_language(language, NAME_TAKEN) in html
@@ -89,13 +90,13 @@ def test_an_empty_long_or_unprintable_name_is_refused_in_the_form(client, name):
 
 def test_a_registered_users_name_is_taken_for_guests(client):
     get_user_model().objects.create_user("Noah", password=PASSWORD)
-    assert NAME_TAKEN in play_as_guest(client, "noah").content.decode()
+    assert NAME_TAKEN_DE in play_as_guest(client, "noah").content.decode()
     assert Guest.objects.count() == 0
 
 
 @pytest.mark.parametrize("name", [*services.BOT_NAMES[:3], "bot anna", "BOT JAKOB"])
 def test_the_computer_players_names_are_kept_from_guests(client, name):
-    assert NAME_TAKEN in play_as_guest(client, name).content.decode()
+    assert NAME_TAKEN_DE in play_as_guest(client, name).content.decode()
     with pytest.raises(services.ServiceError) as refused:
         Guest.objects.create_guest(name=name)
     assert refused.value.code == "name_taken"
@@ -130,7 +131,7 @@ def test_the_guest_form_shares_the_rate_limit_of_the_guest_api(client, monkeypat
     play_as_guest(Client(), "bob")
     response = play_as_guest(client, "charlie")
     assert response.status_code == 200
-    assert "Too many new players" in response.content.decode()
+    assert "Zu viele neue Spielpersonen" in response.content.decode()
     assert not get_user_model().objects.filter(username="charlie").exists()
 
 
@@ -150,7 +151,7 @@ def test_registering_creates_an_account_with_a_password_and_logs_it_in(client):
     assert user.username == "alice" and user.check_password(PASSWORD)
     assert not Guest.objects.exists()
     assert logged_in_user(client) == {"id": user.pk, "name": "alice"}
-    assert "Welcome, alice!" in client.get("/").content.decode()
+    assert "Willkommen, alice!" in client.get("/").content.decode()
 
 
 @pytest.mark.parametrize("name", ["ALICE", "bob", "Bot Anna", "bot ben"])
@@ -159,7 +160,7 @@ def test_a_name_of_a_player_or_a_computer_player_cannot_be_registered(client, na
     get_user_model().objects.create_user("Bob", password=PASSWORD)
     response = register(client, name)
     assert response.status_code == 200
-    assert NAME_TAKEN in response.content.decode()
+    assert NAME_TAKEN_DE in response.content.decode()
     assert get_user_model().objects.count() == 2
 
 
@@ -223,7 +224,7 @@ def test_logging_out_is_a_post_and_leads_to_the_front_page(client):
     response = client.post("/logout/")
     assert response.status_code == 302 and response["Location"] == "/"
     assert logged_in_user(client) is None
-    assert "You are logged out." in client.get("/").content.decode()
+    assert "Du bist abgemeldet." in client.get("/").content.decode()
 
 
 def test_the_header_shows_the_players_name_and_a_logout_button(client):
