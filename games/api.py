@@ -66,6 +66,10 @@ CSRF_FAILED = error(
     ("csrf_failed", "CSRF Failed: CSRF token missing."),
 )
 NOT_FOUND = error("not_found: there is no such game", ("not_found", "there is no game 42"))
+# Public reads too: a token is checked whenever one is sent (docs/protocol.md, Identity).
+BAD_TOKEN = error(
+    "not_authenticated: the token sent is not valid", ("not_authenticated", "Invalid token.")
+)
 
 
 class GameListView(APIView):
@@ -77,7 +81,7 @@ class GameListView(APIView):
         summary="List games, newest first",
         description="Page with `limit` and `offset`: a short page is the last one.",
         parameters=[GameListQuerySerializer],
-        responses={200: GameSummarySerializer(many=True), 400: BAD_FIELD},
+        responses={200: GameSummarySerializer(many=True), 400: BAD_FIELD, 401: BAD_TOKEN},
     )
     def get(self, request: Request) -> Response:
         query = parse(GameListQuerySerializer, request.query_params)
@@ -204,7 +208,7 @@ class GameDetailView(APIView):
             "A seated player gets their own view (the websocket's `STATE`, with `you`); "
             "everyone else the public view (R9.1). `results` once finished."
         ),
-        responses={200: GameViewSerializer, 404: NOT_FOUND},
+        responses={200: GameViewSerializer, 401: BAD_TOKEN, 404: NOT_FOUND},
     )
     def get(self, request: Request, game_id: int) -> Response:
         game = queries.game_by_id(game_id)
@@ -220,6 +224,7 @@ class GameLogView(APIView):
         summary="A finished game's seed, players and moves (replays it exactly, R2.5)",
         responses={
             200: GameLogSerializer,
+            401: BAD_TOKEN,
             404: NOT_FOUND,
             409: error(
                 "not_finished: the log is published once the game is finished",
@@ -240,7 +245,7 @@ class BaselMapView(APIView):
         operation_id="map_basel",
         tags=["maps"],
         summary="The Basel board: locations, roads, destination cards, the Rhine",
-        responses={200: MapSerializer},
+        responses={200: MapSerializer, 401: BAD_TOKEN},
     )
     def get(self, request: Request) -> Response:
         return Response(board.basel().to_public_dict())

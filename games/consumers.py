@@ -22,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
+import re
 import time
 from collections import deque
 from datetime import timedelta
@@ -29,6 +31,7 @@ from datetime import timedelta
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
@@ -44,9 +47,22 @@ MAX_FRAME_BYTES = 8 * 1024  # checked before parsing
 MOVES_PER_SECOND = 50  # per socket: a flood guard, far above any human or sane bot
 CHAT_LINES, CHAT_WINDOW = 5, timedelta(seconds=10)  # per user, lobby and games together
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
 CLOSE_NOT_AUTHENTICATED = 4001
 CLOSE_NOT_FOUND = 4004
 CLOSE_SERVER_ERROR = 1011
+
+
+def parallel_moves() -> bool:
+    """Whether moves run off the shared sync thread, side by side (``PARALLEL_MOVES``).
+
+    On PostgreSQL the moves of different games then run at the same time (each locks its own
+    game's row) and one slow move does not hold up every other socket of the process. SQLite
+    has one writer at a time anyway, and its shared-cache test databases refuse a second
+    writer instead of waiting: there every move takes the shared thread.
+    """
+    return settings.PARALLEL_MOVES and connection.vendor != "sqlite"
 
 
 class Refused(Exception):
@@ -91,6 +107,36 @@ def _chat_post(user, text, game_id: int | None) -> None:
     services.chat_post(user=user, text=text, game_id=game_id)
 
 
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is too large")
+    return number
+
+
+def _storable(message: dict) -> bool:
+    """Whether no key or string holds NUL or an unpaired surrogate.
+
+    Neither can be stored (PostgreSQL, SQLite's JSON) or sent back in a UTF-8 frame; both only
+    reach ``json.loads`` as ``\\u`` escapes.
+    """
+    stack: list = [message]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and ("\x00" in item or _SURROGATE.search(item)):
+            return False
+    return True
+
+
 class ProtocolConsumer(AsyncWebsocketConsumer):
     """JSON frames with a ``type`` and an optional ``ref``; ``ERROR`` for whatever is refused.
 
@@ -99,6 +145,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     """
 
     handlers: dict[str, str] = {}
+    common_handlers = {"PING": "on_ping"}
 
     async def connect(self) -> None:
         sweeper.ensure_running()
@@ -181,7 +228,9 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
                 raise Refused("bad_field", "'ref' must be a string")
             if not isinstance(message.get("type"), str):
                 raise Refused("bad_field", "a message needs a 'type' string")
-            handler = self.handlers.get(message["type"])
+            handler = self.handlers.get(message["type"]) or self.common_handlers.get(
+                message["type"]
+            )
             if handler is None:
                 raise Refused("unknown_type", f"unknown message type {message['type']!r}")
             await getattr(self, handler)(message, ref)
@@ -193,17 +242,24 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             logger.exception("socket %s: handling a client message failed", self.channel_name)
             await self.send_error("server_error", "the server could not handle this message", ref)
 
+    async def on_ping(self, message: dict, ref: str | None) -> None:
+        # A round trip through the server and nothing else: clients show their latency with
+        # it, and the load benchmark measures the floor of a move's round trip.
+        await self.send_json({"type": "PONG", "ref": ref})
+
     def parse(self, text_data: str | None, bytes_data: bytes | None) -> dict:
         if text_data is None:
             raise Refused("bad_json", "send JSON in text frames")
         if len(text_data) > MAX_FRAME_BYTES or len(text_data.encode()) > MAX_FRAME_BYTES:
             raise Refused("too_large", f"a message has at most {MAX_FRAME_BYTES} bytes")
         try:
-            message = json.loads(text_data)
+            message = json.loads(text_data, parse_constant=_not_json, parse_float=_finite)
         except (ValueError, RecursionError):
             raise Refused("bad_json", "the message is not valid JSON") from None
         if not isinstance(message, dict):
             raise Refused("bad_json", "a message is a JSON object with a 'type'")
+        if "\\u" in text_data and not _storable(message):
+            raise Refused("bad_json", "strings may not hold NUL or unpaired surrogates")
         return message
 
     def check_move_rate(self) -> None:
@@ -345,9 +401,9 @@ class GameConsumer(ProtocolConsumer):
         ):
             raise Refused("bad_field", "'expect_seq' must be a whole number")
         self.check_move_rate()
-        result = await database_sync_to_async(services.move_apply)(
-            game_id=self.game_id, user=self.user, move=message, expect_seq=expect_seq
-        )
+        result = await database_sync_to_async(
+            services.move_apply, thread_sensitive=not parallel_moves()
+        )(game_id=self.game_id, user=self.user, move=message, expect_seq=expect_seq)
         # The update itself reaches every client (this one too) through its group.
         await self.send_json({"type": "ACK", "ref": ref, "seq": result.seq})
 
@@ -382,6 +438,9 @@ class GameConsumer(ProtocolConsumer):
         )
 
     def _history(self) -> tuple[list[tuple[int, dict]], list[dict]]:
+        # Names of everyone seated now: some may have joined after this socket's last STATE.
+        seats = Seat.objects.filter(game_id=self.game_id).select_related("user")
+        self.names.update({seat.user_id: seat.user.get_username() for seat in seats})
         chat = [broadcast.chat_line(line) for line in selectors.chat_history(self.game_id)]
         return selectors.event_history(self.game_id), chat
 

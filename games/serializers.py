@@ -17,6 +17,7 @@ COLOR_CHOICES = [*board.CARD_COLORS, board.GREY]
 TURN_CHOICES = ["second_card", "choose_destinations"]
 LIST_LIMIT = 50
 LIST_MAX_LIMIT = 100
+LIST_MAX_OFFSET = 2**31 - 1  # far beyond any list; a larger OFFSET overflows SQLite's integers
 
 
 # ---------------------------------------------------------------------------- errors
@@ -39,7 +40,9 @@ class GameListQuerySerializer(serializers.Serializer):
     limit = serializers.IntegerField(
         min_value=1, max_value=LIST_MAX_LIMIT, default=LIST_LIMIT, help_text="page size"
     )
-    offset = serializers.IntegerField(min_value=0, default=0, help_text="games to skip")
+    offset = serializers.IntegerField(
+        min_value=0, max_value=LIST_MAX_OFFSET, default=0, help_text="games to skip"
+    )
 
 
 class GameCreateSerializer(serializers.Serializer):

@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api import error
+from games.api import BAD_TOKEN, error
 from games.services import NotFound
 from rankings import selectors
 
@@ -83,7 +83,7 @@ class RankingsView(APIView):
             " Each row carries the player's current `rating` (null until rated) and whether"
             " a computer player had the seat (`is_bot`)."
         ),
-        responses={200: RankingRowSerializer(many=True)},
+        responses={200: RankingRowSerializer(many=True), 401: BAD_TOKEN},
     )
     def get(self, request: Request) -> Response:
         return Response(selectors.best_game_scores())
@@ -101,7 +101,7 @@ class RatingsView(APIView):
             " share a rank. Every finished game rates all its seats by place (openskill's"
             " Plackett-Luce model), computer players included; aborted games are not rated."
         ),
-        responses={200: RatingRowSerializer(many=True)},
+        responses={200: RatingRowSerializer(many=True), 401: BAD_TOKEN},
     )
     def get(self, request: Request) -> Response:
         return Response(selectors.ratings())
@@ -117,6 +117,7 @@ class PlayerView(APIView):
         description="The player's rating, wins, best score and latest finished games.",
         responses={
             200: PlayerRecordSerializer,
+            401: BAD_TOKEN,
             404: error(
                 "not_found: there is no such player", ("not_found", "there is no player 42")
             ),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
@@ -79,6 +80,7 @@ def problems(detail: object, field: str = "") -> list[str]:
     return [f"{field}: {detail}" if field else str(detail)]
 
 
+@csrf_exempt  # a POST to a wrong path is a JSON 404 too, not Django's HTML CSRF refusal
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     return JsonResponse(
         {"code": "not_found", "message": f"there is no API endpoint {request.path}"}, status=404

@@ -274,3 +274,15 @@ async def test_a_connection_from_a_foreign_origin_or_without_any_is_refused(peop
     socket = Socket(f"/ws/games/{game_id}/", headers)
     assert await socket.comm.connect() == (False, 1000)
     assert await database_sync_to_async(Connection.objects.count)() == 0
+
+
+@pytest.mark.parametrize("where", ["lobby", "game"])
+async def test_ping_is_answered_with_pong_and_its_ref_on_both_sockets(people, where):
+    alice = people[0]
+    if where == "lobby":
+        socket = await Socket.lobby(alice)
+    else:
+        socket = await Socket.game(await waiting_game(alice), alice)
+    await socket.send({"type": "PING", "ref": "p1"})
+    assert await socket.expect("PONG") == {"type": "PONG", "ref": "p1"}
+    await socket.close()
