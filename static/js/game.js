@@ -37,6 +37,7 @@ let state = json("initial-state");
 let lastSeq = state.seq; // highest seq of an EVENT or STATE seen
 let refCount = 0;
 let busy = null; // {ref, seq, move, faceUp, timer}: a move on its way; the buttons wait
+let sent = null; // the last move sent, until its answer (a STATE can end `busy` before that)
 let retry = null; // a move refused as stale, sent again if the next STATE still allows it
 let choiceShownFor = null; // the pending cards the choice dialog last opened for by itself
 let payRoad = null;
@@ -90,8 +91,11 @@ function receive(message) {
     case "ERROR":
       refused(message);
       break;
+    case "ACK":
+      if (sent && message.ref === sent.ref) sent = null;
+      break;
     default:
-      break; // ACK, PRESENCE: the STATE that follows carries the change
+      break; // PRESENCE: the STATE that follows carries the change
   }
 }
 
@@ -103,8 +107,12 @@ function noteSeq(seq, isEvent) {
 
 function refused(message) {
   if (message.ref === HISTORY_REF) return; // a server without history: the feed grows live
-  const mine = busy && message.ref === busy.ref ? busy : null;
-  if (mine) setBusy(null);
+  // Another player's STATE may have come first and ended `busy`: the move is still ours.
+  const mine = sent && message.ref === sent.ref ? sent : null;
+  if (mine) {
+    sent = null;
+    if (busy === mine) setBusy(null);
+  }
   if (message.code === "stale") {
     retry = mine;
     socket.send({ type: "SYNC" });
@@ -122,6 +130,7 @@ function sendMove(move) {
     return;
   }
   setBusy({ ref, seq: state.seq, move, faceUp: JSON.stringify(state.face_up) });
+  sent = busy;
 }
 
 // Someone else moved first (a vote, or another player's choice in the preparation). If the

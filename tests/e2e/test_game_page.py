@@ -3,46 +3,9 @@ player, watching as a spectator, and the table on a phone."""
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-XSS_NAME = "<img src=x onerror=alert(1)>"
-
-
-def call(page: Page, method: str, path: str, body: dict | None = None) -> dict:
-    """A REST call from inside the page, with its session and CSRF token."""
-    return page.evaluate(
-        """async ([method, path, body]) => {
-            const token = document.cookie.match(/(?:^|; )csrftoken=([^;]*)/)[1];
-            const response = await fetch(path, {
-                method,
-                headers: {"Content-Type": "application/json", "X-CSRFToken": token},
-                body: body === null ? undefined : JSON.stringify(body),
-            });
-            return {status: response.status, body: await response.json()};
-        }""",
-        [method, path, body],
-    )
-
-
-def game_against_a_bot(page: Page, *, start: bool = False) -> int:
-    answer = call(page, "POST", "/api/games/", {"name": "Rheinufer", "max_players": 2, "bots": 1})
-    assert answer["status"] == 201, answer
-    game_id = answer["body"]["id"]
-    if start:
-        assert call(page, "POST", f"/api/games/{game_id}/start/")["status"] == 200
-    return game_id
-
-
-def hand_size(page: Page) -> int:
-    return sum(int(text) for text in page.locator("#hand .hand-count").all_inner_texts())
-
-
-def wait_for_hand_size(page: Page, size: int) -> None:
-    page.wait_for_function(
-        """(size) => [...document.querySelectorAll("#hand .hand-count")]
-            .reduce((sum, node) => sum + Number(node.textContent), 0) === size""",
-        arg=size,
-    )
+from tests.e2e.helpers import XSS_NAME, game_against_a_bot, hand_size, wait_for_hand_size
 
 
 def test_a_player_starts_chooses_destination_cards_and_draws_two_cards(new_page, screenshot):

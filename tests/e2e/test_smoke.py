@@ -7,24 +7,14 @@ import subprocess
 import sys
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
+from tests.e2e.helpers import XSS_NAME, switch_language
 from tests.real_server import ROOT
 
 # Pages every visitor can open; extend this list when a page is added. Each must load with
 # no CSP violation and no script error (the new_page fixture checks both).
 PUBLIC_PAGES = ["/", "/rules/", "/rankings/", "/api/docs/", "/admin/login/"]
-XSS_NAME = "<img src=x onerror=alert(1)>"
-
-
-def switch_language(page: Page, code: str) -> None:
-    """Through the header's language form, with or without its submit button."""
-    form = page.locator("form:has(select[name=language])")
-    button = form.locator("button[type=submit]")
-    with page.expect_navigation():
-        form.locator("select[name=language]").select_option(code)
-        if button.is_visible():
-            button.click()
 
 
 def test_the_front_page_is_german_for_a_browser_that_asks_for_neither_language(new_page):

@@ -8,7 +8,18 @@ function scrollToEnd(list) {
 export class Feed {
   constructor(list) {
     this.list = list;
-    this.coveredSeq = -1; // events up to this seq came with the last HISTORY
+    // The entries of the last HISTORY, counted by key. Their seq alone does not tell them
+    // apart: the events of the waiting room and the deal all have seq 0.
+    this.covered = new Map();
+  }
+
+  // The event's own fields, not its sentence: the names in a sentence may differ.
+  key(seq, event) {
+    const fields = Object.keys(event)
+      .filter((name) => name !== "text")
+      .sort()
+      .map((name) => `${name}=${JSON.stringify(event[name])}`);
+    return [seq, ...fields].join("|");
   }
 
   entry(seq, event) {
@@ -17,13 +28,23 @@ export class Feed {
 
   replace(items) {
     this.list.replaceChildren(...items.map((item) => this.entry(item.seq, item.event)));
-    this.coveredSeq = items.reduce((most, item) => Math.max(most, item.seq), -1);
+    this.covered = new Map();
+    for (const item of items) {
+      const key = this.key(item.seq, item.event);
+      this.covered.set(key, (this.covered.get(key) || 0) + 1);
+    }
     scrollToEnd(this.list);
   }
 
   // A live EVENT; one the last HISTORY already held (a reconnect race) is left out.
   add(seq, event) {
-    if (seq <= this.coveredSeq || !event.text) return;
+    if (!event.text) return;
+    const key = this.key(seq, event);
+    const covered = this.covered.get(key) || 0;
+    if (covered) {
+      this.covered.set(key, covered - 1);
+      return;
+    }
     this.list.append(this.entry(seq, event));
     scrollToEnd(this.list);
   }
