@@ -2,6 +2,7 @@
 """Set up and run Rat um Rad online with nothing but Python 3.11 and pip.
 
     python3 dev.py run                  # serve the site on http://127.0.0.1:8000/
+    python3 dev.py cluster [--processes N]  # N server processes on port 8000 (needs REDIS_URL)
     python3 dev.py test                 # ruff, the test suite, then the browser tests
     python3 dev.py test [pytest args]   # ruff, then one pytest call with these arguments
 
@@ -48,6 +49,12 @@ def run() -> int:
     return call(PYTHON, "manage.py", "runserver", "127.0.0.1:8000")
 
 
+def cluster(args: list[str]) -> int:
+    if call(PYTHON, "manage.py", "migrate", "--no-input") != 0:
+        return 1
+    return call(PYTHON, "-m", "ratumrad_site.cluster", *args)
+
+
 def pytest(*args: str) -> int:
     code = call(PYTHON, "-m", "pytest", *args)
     return 1 if code == NO_TESTS_COLLECTED else code
@@ -73,12 +80,14 @@ def test(pytest_args: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test"}:
+    commands = {"run": lambda: run(), "test": lambda: test(argv[1:])}
+    commands["cluster"] = lambda: cluster(argv[1:])
+    if not argv or argv[0] not in commands:
         print(__doc__)
         return 2
     setup()
     try:
-        return run() if argv[0] == "run" else test(argv[1:])
+        return commands[argv[0]]()
     except KeyboardInterrupt:
         return 130
 

@@ -11,7 +11,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from games import selectors
-from games.models import ChatMessage, Game
+from games.models import ChatMessage, Game, Seat
 from games.ratumrad import engine
 
 LOBBY_GROUP = "lobby"
@@ -46,12 +46,18 @@ def _send_all(messages: list[tuple[str, dict]]) -> None:
     async_to_sync(send)()
 
 
-def game_changed(game: Game, state: engine.GameState | None, events: list[dict]) -> None:
+def game_changed(
+    game: Game,
+    state: engine.GameState | None,
+    events: list[dict],
+    seats: list[Seat] | None = None,
+) -> None:
     """Tell every client of the game: the new events and a fresh view, each their own.
 
-    ``game`` and ``state`` are as committed by the change being announced.
+    ``game``, ``state`` and ``seats`` (with their users; read again when not given) are as
+    committed by the change being announced.
     """
-    details = selectors.player_details(game)
+    details = selectors.player_details(game, seats)
     seq = game.seq
     messages = [
         (

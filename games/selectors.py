@@ -23,9 +23,13 @@ def game_summary(game: Game, seat_count: int | None = None) -> dict:
     }
 
 
-def player_details(game: Game) -> dict[int, dict]:
-    """Names, bot flags and presence of the seated players, by user id."""
-    seats = Seat.objects.filter(game=game).select_related("user")
+def player_details(game: Game, seats: list[Seat] | None = None) -> dict[int, dict]:
+    """Names, bot flags and presence of the seated players, by user id.
+
+    ``seats`` with their users, if the caller has them already.
+    """
+    if seats is None:
+        seats = Seat.objects.filter(game=game).select_related("user")
     online = set(
         Connection.objects.live().filter(game=game).values_list("user_id", flat=True).distinct()
     )

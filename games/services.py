@@ -210,7 +210,7 @@ def move_apply(
     move = {key: value for key, value in move.items() if key not in ("ref", "expect_seq")}
     with transaction.atomic():
         game = _locked(game_id)
-        seats = list(game.seats.all())
+        seats = list(game.seats.select_related("user"))
         seat = next((seat for seat in seats if seat.user_id == user.pk), None)
         if seat is None:
             raise ServiceError("you have no seat in this game", "not_seated", 403)
@@ -381,7 +381,7 @@ def _record(
     )
     if was_playing and state.status == engine.FINISHED:
         game_finished.send(sender=Game, game=game, results=state.results)
-    transaction.on_commit(lambda: broadcast.game_changed(game, state, events))
+    transaction.on_commit(lambda: broadcast.game_changed(game, state, events, seats))
     if was_playing != game.is_playing:
         transaction.on_commit(broadcast.lobby_changed)
     if game.is_playing and any(seat.computer_plays for seat in seats):

@@ -61,6 +61,10 @@ def database_config(url: str, base_dir: Path) -> dict[str, Any]:
     )
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+    # Seconds a worker thread keeps its connection (0: a new one for every request or socket
+    # message, Django's default). Servers under load want some: connecting costs more than
+    # most queries.
+    config["CONN_MAX_AGE"] = int(env_str("DATABASE_CONN_MAX_AGE", "0"))
     return config
 
 
@@ -165,6 +169,10 @@ BOT_DELAY = float(env_str("BOT_DELAY_SECONDS", "0.8" if env_str("REDIS_URL") els
 TURN_SECONDS_PUBLIC = int(env_str("TURN_SECONDS_PUBLIC", "90"))
 TURN_SWEEP_SECONDS = float(env_str("TURN_SWEEP_SECONDS", "2"))
 BOT_STALL = timedelta(seconds=10)
+
+# Moves of different games run side by side in worker threads (PostgreSQL only; see
+# games.consumers.parallel_moves).
+PARALLEL_MOVES = env_bool("PARALLEL_MOVES", True)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

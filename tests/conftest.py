@@ -5,3 +5,9 @@ from django.conf import settings
 # No background sweeper in the test process: tests call games.sweeper.sweep() themselves.
 # Real servers started by tests (tests/real_server.py) sweep as usual.
 settings.TURN_SWEEP_SECONDS = 0
+
+# Moves on the shared sync thread in the test process: connections that worker threads open
+# for the consumers of a communicator outlive the test there, and PostgreSQL then refuses to
+# drop the test database. The real servers of tests/test_real_server.py and tests/e2e run
+# moves in parallel as in production.
+settings.PARALLEL_MOVES = False

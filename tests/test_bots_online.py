@@ -39,6 +39,20 @@ def secrets_of(state: engine.GameState) -> dict:
     }
 
 
+def announced_secrets(monkeypatch) -> dict:
+    """seq -> what every seat held, recorded as each change is broadcast."""
+    secrets = {}
+    announce = broadcast.game_changed
+
+    def recording_announce(game, state, events, *more):
+        if state is not None:
+            secrets[game.seq] = secrets_of(state)
+        announce(game, state, events, *more)
+
+    monkeypatch.setattr(broadcast, "game_changed", recording_announce)
+    return secrets
+
+
 @pytest.fixture
 def watched(monkeypatch):
     """Records what the bots were shown and every service error; checks each view (R9)."""
@@ -143,15 +157,7 @@ def game_seq(game_id: int) -> int:
 async def test_one_person_and_four_bots_play_a_whole_game_over_the_socket(
     watched, monkeypatch, caplog
 ):
-    secrets = {}  # seq -> what every seat held, recorded as each change is broadcast
-    announce = broadcast.game_changed
-
-    def recording_announce(game, state, events):
-        if state is not None:
-            secrets[game.seq] = secrets_of(state)
-        announce(game, state, events)
-
-    monkeypatch.setattr(broadcast, "game_changed", recording_announce)
+    secrets = announced_secrets(monkeypatch)
     (human,) = await make_people("alice")
     game_id = await new_bot_game(human, seed=11)
     socket = await Socket.game(game_id, human)
@@ -220,15 +226,7 @@ async def test_five_computer_played_seats_finish_a_game_over_the_socket(watched,
     With BOT_DELAY 0 the whole game is played inside the LEAVE_GAME call, faster than the
     channel layer keeps messages for a socket (100): the spectator may miss some, as a slow
     client would, and catches up by SYNC."""
-    secrets = {}
-    announce = broadcast.game_changed
-
-    def recording_announce(game, state, events):
-        if state is not None:
-            secrets[game.seq] = secrets_of(state)
-        announce(game, state, events)
-
-    monkeypatch.setattr(broadcast, "game_changed", recording_announce)
+    secrets = announced_secrets(monkeypatch)
     human, watcher = await make_people("alice", "zoe")
     game_id = await new_bot_game(human, seed=5)
     spectator = await Socket.game(game_id, watcher)

@@ -1,0 +1,374 @@
+"""Load benchmark: concurrent games of computer players over real websockets.
+
+    .venv/bin/python bench/loadtest.py [--games 200] [--players 2] [--seconds 30]
+                                       [--processes 2] [--sockets 2000] [--url URL]
+
+Without ``--url`` it starts ``--processes`` daphne processes sharing one port
+(``ratumrad_site.cluster``) on a throwaway database: PostgreSQL when ``DATABASE_URL`` names
+one, else SQLite; the Redis channel layer when ``REDIS_URL`` is set (needed for more than
+one process). With ``--url`` it drives a server that runs already (its guest rate limit must
+allow ``games x players`` new guests).
+
+Each game's players are clients of their own: one socket each, choosing a random legal move
+from their own STATE (so the clients stay cheap) and sending it with ``expect_seq``. A
+finished game is followed by a new one of the same players. In the same run a few sockets
+send ``PING`` and time the ``PONG``: the floor of a round trip through the same servers.
+
+Printed: moves applied per second; the move round trip (send → the ACK and every player's
+STATE of the new seq) at p50/p95/p99; the same for the echo; their ratios; and, on a
+process of its own, the memory per open socket for ``--sockets`` idle lobby sockets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import resource
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+from ratumrad_site import cluster  # noqa: E402
+from tests.real_server import http_json, server_database  # noqa: E402
+
+SERVER_ENV = {
+    "DJANGO_DEBUG": "0",  # DEBUG keeps every SQL query in memory
+    "DJANGO_SECRET_KEY": "loadtest-" + secrets.token_hex(16),
+    "DJANGO_SECURE": "0",
+    "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+    "GUEST_RATE": "1000000/min",
+    "BOT_DELAY_SECONDS": "0",
+    "DATABASE_CONN_MAX_AGE": "60",
+    "PYTHONUNBUFFERED": "1",
+}
+ECHO_SOCKETS = 8
+ECHO_PAUSE = 0.05  # seconds between an echo socket's pings
+CONNECT_TIMEOUT = 60
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+# ---------------------------------------------------------------------------- clients
+
+
+@dataclass
+class Player:
+    id: int
+    token: str
+    socket: ClientConnection | None = None
+    state: dict | None = None
+    pending: dict[str, asyncio.Future] = field(default_factory=dict)  # ref -> ACK or ERROR
+    seen: asyncio.Event = field(default_factory=asyncio.Event)  # a new STATE arrived
+    reader: asyncio.Task | None = None
+
+
+class Site:
+    def __init__(self, base_url: str):
+        self.base_url = base_url.rstrip("/")
+        self.ws_base = "ws" + self.base_url[len("http") :]
+
+    async def call(self, method: str, path: str, body=None, token=None):
+        status, answer = await asyncio.to_thread(
+            http_json, method, self.base_url + path, body, token
+        )
+        if status >= 400:
+            raise RuntimeError(f"{method} {path}: {status} {answer}")
+        return answer
+
+    async def guest(self) -> Player:
+        answer = await self.call(
+            "POST", "/api/auth/guest/", {"name": "load " + secrets.token_hex(5)}
+        )
+        return Player(answer["user"]["id"], answer["token"])
+
+    async def socket(self, path: str, token: str) -> ClientConnection:
+        return await connect(
+            self.ws_base + path,
+            additional_headers={"Authorization": f"Token {token}"},
+            open_timeout=CONNECT_TIMEOUT,
+            max_size=2**22,
+            proxy=None,
+            ping_interval=None,
+        )
+
+
+class Table:
+    """One game after another between the same players; records every move's round trip."""
+
+    def __init__(self, site: Site, players: list[Player], rng: random.Random, stats: Stats):
+        self.site, self.players, self.rng, self.stats = site, players, rng, stats
+        self.refs = 0
+
+    async def new_game(self) -> int:
+        creator = self.players[0]
+        body = {"name": "load", "max_players": len(self.players), "private": True}
+        game = await self.site.call(
+            "POST", "/api/games/", {**body, "turn_seconds": 0}, creator.token
+        )
+        for player in self.players[1:]:
+            await self.site.call("POST", f"/api/games/{game['id']}/join/", {}, player.token)
+        await self.site.call("POST", f"/api/games/{game['id']}/start/", {}, creator.token)
+        return game["id"]
+
+    async def run(self, until: float) -> None:
+        while time.monotonic() < until:
+            game_id = await self.new_game()
+            await asyncio.gather(*(self.open(player, game_id) for player in self.players))
+            try:
+                await self.play(game_id, until)
+            finally:
+                await asyncio.gather(*(self.close(player) for player in self.players))
+
+    async def open(self, player: Player, game_id: int) -> None:
+        player.socket = await self.site.socket(f"/ws/games/{game_id}/", player.token)
+        player.state = None
+        player.seen = asyncio.Event()
+        player.reader = asyncio.create_task(self.read(player))
+        while player.state is None:
+            await player.seen.wait()
+            player.seen.clear()
+
+    async def close(self, player: Player) -> None:
+        player.reader.cancel()
+        with contextlib.suppress(Exception):
+            await player.socket.close()
+
+    async def read(self, player: Player) -> None:
+        async for raw in player.socket:
+            message = json.loads(raw)
+            kind = message["type"]
+            if kind == "STATE":
+                if player.state is None or message["seq"] >= player.state["seq"]:
+                    player.state = message["state"]
+                    player.seen.set()
+            elif kind in ("ACK", "ERROR"):
+                future = player.pending.pop(message.get("ref"), None)
+                if future is not None and not future.done():
+                    future.set_result(message)
+
+    def mover(self) -> Player | None:
+        state = self.players[0].state
+        if state["status"] == "FINISHED":
+            return None
+        movers = [p for p in self.players if any(m["type"] != "VOTE_END" for m in p.state["legal"])]
+        return self.rng.choice(movers) if movers else None
+
+    async def play(self, game_id: int, until: float) -> None:
+        while time.monotonic() < until:
+            seq = max(p.state["seq"] for p in self.players)
+            await asyncio.gather(*(self.caught_up(p, seq) for p in self.players))
+            player = self.mover()
+            if player is None:
+                if self.players[0].state["status"] == "FINISHED":
+                    self.stats.games += 1
+                    return
+                await asyncio.sleep(0.01)  # a STATE is on its way
+                continue
+            legal = [m for m in player.state["legal"] if m["type"] != "VOTE_END"]
+            move = self.rng.choice(legal)
+            self.refs += 1
+            ref = f"r{self.refs}"
+            answer = asyncio.get_running_loop().create_future()
+            player.pending[ref] = answer
+            started = time.perf_counter()
+            await player.socket.send(json.dumps({**move, "ref": ref, "expect_seq": seq}))
+            reply = await answer
+            if reply["type"] != "ACK":
+                self.stats.refused[reply.get("code")] = (
+                    self.stats.refused.get(reply.get("code"), 0) + 1
+                )
+                continue
+            await asyncio.gather(*(self.caught_up(p, reply["seq"]) for p in self.players))
+            self.stats.moves.append(time.perf_counter() - started)
+
+    async def caught_up(self, player: Player, seq: int) -> None:
+        while player.state["seq"] < seq:
+            player.seen.clear()
+            await player.seen.wait()
+
+
+@dataclass
+class Stats:
+    moves: list[float] = field(default_factory=list)  # round trips of applied moves
+    echoes: list[float] = field(default_factory=list)
+    refused: dict[str, int] = field(default_factory=dict)
+    games: int = 0
+
+
+async def echo(site: Site, token: str, until: float, stats: Stats) -> None:
+    socket = await site.socket("/ws/lobby/", token)
+    try:
+        count = 0
+        while time.monotonic() < until:
+            count += 1
+            started = time.perf_counter()
+            await socket.send(json.dumps({"type": "PING", "ref": f"e{count}"}))
+            while True:
+                message = json.loads(await socket.recv())
+                if message.get("type") == "PONG" and message.get("ref") == f"e{count}":
+                    break
+            stats.echoes.append(time.perf_counter() - started)
+            await asyncio.sleep(ECHO_PAUSE)
+    finally:
+        await socket.close()
+
+
+# ---------------------------------------------------------------------------- phases
+
+
+async def load(site: Site, args) -> tuple[Stats, float]:
+    rng = random.Random(args.seed)
+    print(f"setting up {args.games} games of {args.players} players ...", flush=True)
+    people = []
+    for start in range(0, args.games * args.players, 50):
+        batch = min(50, args.games * args.players - start)
+        people += await asyncio.gather(*(site.guest() for _ in range(batch)))
+    stats = Stats()
+    tables = [
+        Table(
+            site,
+            people[i * args.players : (i + 1) * args.players],
+            random.Random(rng.random()),
+            stats,
+        )
+        for i in range(args.games)
+    ]
+    prober = await site.guest()
+    began = time.monotonic()
+    until = began + args.seconds
+    tasks = [asyncio.create_task(table.run(until)) for table in tables]
+    tasks += [
+        asyncio.create_task(echo(site, prober.token, until, stats)) for _ in range(ECHO_SOCKETS)
+    ]
+    await asyncio.gather(*tasks)
+    return stats, time.monotonic() - began
+
+
+async def idle_sockets(site: Site, count: int, pid: int) -> float:
+    """KiB of server memory per idle lobby socket (RSS growth of process ``pid``)."""
+    owner = await site.guest()
+    await asyncio.sleep(1)
+    before = rss_kib(pid)
+    sockets = []
+    for start in range(0, count, 100):
+        sockets += await asyncio.gather(
+            *(site.socket("/ws/lobby/", owner.token) for _ in range(min(100, count - start)))
+        )
+    await asyncio.sleep(2)
+    after = rss_kib(pid)
+    await asyncio.gather(*(socket.close() for socket in sockets))
+    return (after - before) / count
+
+
+def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None:
+    moves = stats.moves
+    echoes = stats.echoes
+    print(f"servers: {args.processes} processes; {args.games} games of {args.players} players")
+    print(f"moves applied: {len(moves)} in {seconds:.1f} s = {len(moves) / seconds:.0f} moves/s")
+    print(f"games finished: {stats.games}; refused: {stats.refused or 'none'}")
+    for name, values in (("move round trip", moves), ("echo round trip", echoes)):
+        print(
+            f"{name}: p50 {percentile(values, 0.5) * 1000:.1f} ms, "
+            f"p95 {percentile(values, 0.95) * 1000:.1f} ms, "
+            f"p99 {percentile(values, 0.99) * 1000:.1f} ms ({len(values)} samples)"
+        )
+    if moves and echoes:
+        print(
+            f"ratio move/echo: p50 {percentile(moves, 0.5) / percentile(echoes, 0.5):.1f}x, "
+            f"p99 {percentile(moves, 0.99) / percentile(echoes, 0.99):.1f}x"
+        )
+        print(f"mean move round trip {statistics.mean(moves) * 1000:.1f} ms")
+    print(f"open game sockets during the run: {args.games * args.players + ECHO_SOCKETS}")
+    if per_socket is not None:
+        print(f"idle sockets: {args.sockets} on one process, {per_socket:.1f} KiB each")
+
+
+async def main_async(args) -> None:
+    if args.url:
+        site = Site(args.url)
+        stats, seconds = await load(site, args)
+        report(stats, seconds, args, None)
+        return
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(server_database())
+        logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="ratumrad-load-"))
+        env = {**SERVER_ENV, "DATABASE_URL": url}
+        sock = cluster.listen("127.0.0.1", 0)
+        log = stack.enter_context(open(Path(logs) / "servers.log", "wb"))
+        processes = [cluster.start(sock, env, log) for _ in range(args.processes)]
+        stack.callback(cluster.stop, processes)
+        site = Site(f"http://127.0.0.1:{sock.getsockname()[1]}")
+        await wait_ready(site)
+        stats, seconds = await load(site, args)
+        per_socket = None
+        if args.sockets:
+            # A process of its own, so that all the idle sockets land on it.
+            lone = cluster.listen("127.0.0.1", 0)
+            single = cluster.start(lone, env, log)
+            stack.callback(cluster.stop, [single])
+            lone_site = Site(f"http://127.0.0.1:{lone.getsockname()[1]}")
+            await wait_ready(lone_site)
+            per_socket = await idle_sockets(lone_site, args.sockets, single.pid)
+        report(stats, seconds, args, per_socket)
+
+
+async def wait_ready(site: Site) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            status, _ = await asyncio.to_thread(http_json, "GET", site.base_url + "/healthz")
+            if status == 200:
+                return
+        await asyncio.sleep(0.3)
+    raise RuntimeError("the servers did not come up")
+
+
+def raise_file_limit() -> None:
+    """Thousands of sockets need more file descriptors than the usual soft limit of 1024."""
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def main() -> None:
+    raise_file_limit()  # the servers started here inherit it
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--players", type=int, default=2, choices=range(2, 6))
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--sockets", type=int, default=2000, help="idle sockets (0: skip)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--url", help="drive a running server instead of starting one")
+    args = parser.parse_args()
+    if not args.url and args.processes > 1 and not os.environ.get("REDIS_URL"):
+        parser.error("several processes need REDIS_URL (and DATABASE_URL for PostgreSQL)")
+    asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    main()
