@@ -57,6 +57,8 @@ SERVER_ENV = {
 ECHO_SOCKETS = 8
 ECHO_PAUSE = 0.05  # seconds between an echo socket's pings
 CONNECT_TIMEOUT = 60
+RESYNC_AFTER = 2.0  # seconds a client waits for a STATE before it asks with SYNC
+ANSWER_TIMEOUT = 10.0  # seconds a client waits for the ACK or ERROR of its move
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -197,7 +199,12 @@ class Table:
             player.pending[ref] = answer
             started = time.perf_counter()
             await player.socket.send(json.dumps({**move, "ref": ref, "expect_seq": seq}))
-            reply = await answer
+            try:
+                reply = await asyncio.wait_for(answer, ANSWER_TIMEOUT)
+            except TimeoutError:
+                player.pending.pop(ref, None)
+                self.stats.refused["no answer"] = self.stats.refused.get("no answer", 0) + 1
+                continue
             if reply["type"] != "ACK":
                 self.stats.refused[reply.get("code")] = (
                     self.stats.refused.get(reply.get("code"), 0) + 1
@@ -207,9 +214,15 @@ class Table:
             self.stats.moves.append(time.perf_counter() - started)
 
     async def caught_up(self, player: Player, seq: int) -> None:
+        """Wait for the STATE of ``seq``; a client that waits too long asks (SYNC), as the
+        protocol says a client does when it notices a gap."""
         while player.state["seq"] < seq:
             player.seen.clear()
-            await player.seen.wait()
+            try:
+                await asyncio.wait_for(player.seen.wait(), RESYNC_AFTER)
+            except TimeoutError:
+                self.stats.resyncs += 1
+                await player.socket.send(json.dumps({"type": "SYNC"}))
 
 
 @dataclass
@@ -218,6 +231,7 @@ class Stats:
     echoes: list[float] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
     games: int = 0
+    resyncs: int = 0  # STATEs a client asked for after waiting RESYNC_AFTER
 
 
 async def echo(site: Site, token: str, until: float, stats: Stats) -> None:
@@ -290,7 +304,10 @@ def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None
     echoes = stats.echoes
     print(f"servers: {args.processes} processes; {args.games} games of {args.players} players")
     print(f"moves applied: {len(moves)} in {seconds:.1f} s = {len(moves) / seconds:.0f} moves/s")
-    print(f"games finished: {stats.games}; refused: {stats.refused or 'none'}")
+    print(
+        f"games finished: {stats.games}; refused: {stats.refused or 'none'};"
+        f" resyncs: {stats.resyncs}"
+    )
     for name, values in (("move round trip", moves), ("echo round trip", echoes)):
         print(
             f"{name}: p50 {percentile(values, 0.5) * 1000:.1f} ms, "

@@ -12,19 +12,26 @@ once per turn however many drivers run: a second driver's move is ``stale`` and 
 
 * ``BOT_DELAY`` 0 (tests): the bots move at once, one after the other, inside the call that
   committed the change (a loop; the kicks of the bots' own moves return at once).
-* ``BOT_DELAY`` > 0: each bot move runs in a timer thread after the delay, so no request or
-  socket waits for it; the commit of that move starts the timer of the next one.
+* ``BOT_DELAY`` > 0: each bot move waits the delay, so no request or socket waits for it;
+  the commit of that move starts the wait of the next one. In a server the wait is a task on
+  its event loop and the move runs in a worker thread of it, so that its broadcast reaches
+  the sockets at once with the in-memory channel layer too; elsewhere (a management
+  command) it is a timer thread.
 
 With several server processes the process that committed the previous move drives the bots.
 A bot turn lost to a crash or restart is taken up by the next driver run: the next ``SYNC``
-of any client (clients send one when they reconnect), or the next change of the game.
+of any client (clients send one when they reconnect), the next change of the game, or the
+sweeper (``games.sweeper``) once the game has stalled for ``BOT_STALL``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import logging
 import threading
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connections
 
@@ -75,12 +82,52 @@ def _schedule(game_id: int, delay: float) -> None:
         if game_id in _scheduled:
             return  # that timer reads the game when it fires, so it sees this change too
         _scheduled.add(game_id)
+    loop = server_loop()
+    if loop is not None:
+        # In a server: wait on its event loop and move in a worker thread of it, so that
+        # the broadcast reaches the sockets at once with any channel layer.
+        # A fresh context: this thread's would tell asgiref that the shared sync thread is
+        # busy (it is: with this very call), and the wait's move would be refused.
+        loop.call_soon_threadsafe(_wait_then_move, game_id, delay, context=contextvars.Context())
+        return
     timer = threading.Timer(delay, _fire, (game_id,))
     timer.daemon = True
     timer.start()
 
 
+def _wait_then_move(game_id: int, delay: float) -> None:
+    asyncio.get_running_loop().create_task(_fire_later(game_id, delay))
+
+
+async def _fire_later(game_id: int, delay: float) -> None:
+    await asyncio.sleep(delay)
+    try:
+        await database_sync_to_async(_move_now)(game_id)
+    except Exception:
+        logger.exception("game %s: a delayed bot move failed", game_id)
+
+
+def server_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop of this server process (set by its first connection), if it still runs."""
+    loop = _server["loop"]
+    return loop if loop is not None and loop.is_running() and not loop.is_closed() else None
+
+
+def note_server_loop(loop: asyncio.AbstractEventLoop) -> None:
+    _server["loop"] = loop
+
+
+_server: dict[str, asyncio.AbstractEventLoop | None] = {"loop": None}
+
+
 def _fire(game_id: int) -> None:
+    try:
+        _move_now(game_id)
+    finally:
+        connections.close_all()  # this timer thread's connections only
+
+
+def _move_now(game_id: int) -> None:
     # Unmark before reading the game: a change committed after this point schedules again.
     with _scheduled_lock:
         _scheduled.discard(game_id)
@@ -88,8 +135,6 @@ def _fire(game_id: int) -> None:
         step(game_id)  # its commit kicks the next bot's timer
     except Exception:
         logger.exception("game %s: a bot move failed", game_id)
-    finally:
-        connections.close_all()  # this thread's connections only
 
 
 VOTE_YES = {"type": "VOTE_END", "end": True}

@@ -35,7 +35,7 @@ from django.db import connection
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
-from games import bots, broadcast, feed, selectors, services, sweeper
+from games import bots, broadcast, feed, selectors, services
 from games.models import ChatMessage, Connection, Game, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import basel
@@ -148,7 +148,6 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     common_handlers = {"PING": "on_ping"}
 
     async def connect(self) -> None:
-        sweeper.ensure_running()
         self.user = self.scope.get("user")
         self.language = socket_language(self.scope)
         self.moves_sent: deque[float] = deque()

@@ -1,6 +1,6 @@
 """The sweeper: no game stalls because someone walked away or a server died.
 
-Every server process runs one, as a task on its event loop (started by its first socket, so
+Every server process runs one, as a task on its event loop (started by its first connection, so
 that the in-memory channel layer carries what it broadcasts). Every ``TURN_SWEEP_SECONDS``
 it puts the seats of people whose turn timer ran out on autopilot
 (``services.turn_expire``), and restarts the bot driver of games whose computer player
@@ -50,10 +50,14 @@ def sweep(now: datetime | None = None) -> int:
 
 
 def ensure_running() -> None:
-    """Start this process's sweeper on the running event loop unless it runs already."""
+    """Start this process's sweeper on the running event loop unless it runs already.
+
+    The loop is also where delayed computer players wait (``bots.server_loop``).
+    """
+    loop = asyncio.get_running_loop()
+    bots.note_server_loop(loop)
     if settings.TURN_SWEEP_SECONDS <= 0:
         return
-    loop = asyncio.get_running_loop()
     task = _tasks.get(loop)
     if task is None or task.done():
         _tasks[loop] = loop.create_task(_run(settings.TURN_SWEEP_SECONDS))
@@ -66,3 +70,15 @@ async def _run(interval: float) -> None:
         except Exception:
             logger.exception("the sweeper failed")
         await asyncio.sleep(interval)
+
+
+class SweeperMiddleware:
+    """ASGI middleware: every connection (HTTP or websocket) makes sure the sweeper runs."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            ensure_running()
+        return await self.app(scope, receive, send)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from django.contrib.auth import login
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils.decorators import method_decorator
@@ -53,6 +55,24 @@ class GuestThrottle(AnonRateThrottle):
     def get_cache_key(self, request: Request, view: APIView) -> str:
         # Unlike AnonRateThrottle, count logged-in callers too: each call makes a new user.
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class LoginAddressThrottle(GuestThrottle):
+    """Password login attempts per client address (DEFAULT_THROTTLE_RATES["login"])."""
+
+    scope = "login"
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": "login-address", "ident": self.get_ident(request)}
+
+
+class LoginNameThrottle(LoginAddressThrottle):
+    """Password login attempts per name, from wherever they come."""
+
+    def get_cache_key(self, request, view) -> str:
+        name = str(request.POST.get("username", "")).strip().casefold()
+        ident = hashlib.sha256(name.encode()).hexdigest()
+        return self.cache_format % {"scope": "login-name", "ident": ident}
 
 
 def enforce_browser_csrf(request: Request) -> None:

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games import services
 from games.models import Game, Seat
-from lobby.api import GuestThrottle
+from lobby.api import GuestThrottle, LoginAddressThrottle, LoginNameThrottle
 from lobby.consumers import chat_history, games_list
 from lobby.forms import GuestForm, KeepNameForm, LoginForm, NewGameForm, RegisterForm
 from lobby.models import Guest
@@ -196,6 +196,20 @@ def keep_name(request: HttpRequest) -> HttpResponse:
 class LoginView(auth_views.LoginView):
     authentication_form = LoginForm
     redirect_authenticated_user = True
+
+    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        # Password guessing: a few attempts per minute per address and per name.
+        throttles = (LoginAddressThrottle(), LoginNameThrottle())
+        if not all([throttle.allow_request(request, None) for throttle in throttles]):
+            # An unbound form: checking the password would be the very attempt refused here.
+            form = self.get_form_class()(
+                request, initial={"username": request.POST.get("username", "")}
+            )
+            context = self.get_context_data(
+                form=form, refused=gettext("Too many attempts to log in. Please wait a minute.")
+            )
+            return self.render_to_response(context, status=429)
+        return super().post(request, *args, **kwargs)
 
 
 class LogoutView(auth_views.LogoutView):

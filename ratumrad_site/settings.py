@@ -152,15 +152,28 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CHANNEL_LAYERS = channel_layers_config(env_str("REDIS_URL"), env_str("REDIS_PREFIX", "ratumrad"))
 
+# The cache holds the rate limits' counters: in Redis when there is one, so that every
+# server process counts the same attempts; else in each process's memory.
+CACHES = {
+    "default": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": env_str("REDIS_URL"),
+            "KEY_PREFIX": env_str("REDIS_PREFIX", "ratumrad") + "-cache",
+        }
+        if env_str("REDIS_URL")
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
 # Presence: an open socket refreshes its Connection row every PRESENCE_BEAT; a row not
 # refreshed for PRESENCE_TTL belongs to a socket of a server that died, and is ignored.
 PRESENCE_BEAT = timedelta(seconds=30)
 PRESENCE_TTL = timedelta(seconds=90)
 
 # Seconds a computer player waits before its move (0: it moves at once, in the committing
-# call). A delayed move runs in a timer thread, whose broadcasts only the Redis layer carries
-# promptly: without Redis the default is 0.
-BOT_DELAY = float(env_str("BOT_DELAY_SECONDS", "0.8" if env_str("REDIS_URL") else "0"))
+# call; the tests' setting).
+BOT_DELAY = float(env_str("BOT_DELAY_SECONDS", "0.8"))
 
 # The turn timer (games/turns.py): a person's seconds per turn in public games unless the
 # creator chooses (private games have none by default). Every server process looks for
@@ -249,7 +262,10 @@ REST_FRAMEWORK = {
     # Errors as {"code", "message"} (docs/protocol.md).
     "EXCEPTION_HANDLER": "ratumrad_site.api_errors.api_exception_handler",
     # Throttles keep their counts in the default cache: per process unless CACHES is shared.
-    "DEFAULT_THROTTLE_RATES": {"guest": env_str("GUEST_RATE", "30/min")},
+    "DEFAULT_THROTTLE_RATES": {
+        "guest": env_str("GUEST_RATE", "30/min"),
+        "login": env_str("LOGIN_RATE", "10/min"),
+    },
     # Reverse proxies in front of the site: throttles trust that many X-Forwarded-For
     # entries and no more (0: the client's own address; a sent header changes nothing).
     "NUM_PROXIES": int(env_str("NUM_PROXIES", "0")),

@@ -11,3 +11,9 @@ settings.TURN_SWEEP_SECONDS = 0
 # drop the test database. The real servers of tests/test_real_server.py and tests/e2e run
 # moves in parallel as in production.
 settings.PARALLEL_MOVES = False
+
+# Computer players move at once, inside the call that committed the change before theirs.
+settings.BOT_DELAY = 0
+
+# Rate limits count in this process's memory, not in a Redis shared with other test runs.
+settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -10,7 +10,7 @@ from django.utils import translation
 
 from games import services
 from games.models import Seat
-from lobby.api import GuestThrottle
+from lobby.api import GuestThrottle, LoginAddressThrottle
 from lobby.models import Guest
 
 pytestmark = pytest.mark.django_db
@@ -280,3 +280,31 @@ def test_an_account_has_no_name_to_keep(client):
 def test_keeping_a_name_needs_a_login(client):
     response = client.get("/keep-name/")
     assert response.status_code == 302 and response["Location"] == "/login/?next=/keep-name/"
+
+
+def test_password_guessing_is_stopped_per_address_even_with_the_right_password(monkeypatch):
+    monkeypatch.setattr(LoginAddressThrottle, "THROTTLE_RATES", {"login": "3/min"})
+    get_user_model().objects.create_user("lea", password=PASSWORD)
+    guesser = Client()
+    for guess in ("velo1", "velo2", "velo3"):
+        answer = guesser.post("/login/", {"username": "lea", "password": guess})
+        assert answer.status_code == 200 and "_auth_user_id" not in guesser.session
+    answer = guesser.post("/login/", {"username": "lea", "password": PASSWORD})
+    assert answer.status_code == 429
+    assert "_auth_user_id" not in guesser.session
+    assert "Bitte warte eine Minute" in answer.content.decode() or "wait a minute" in (
+        answer.content.decode()
+    )
+
+
+def test_password_guessing_is_stopped_per_name_from_any_address(monkeypatch):
+    monkeypatch.setattr(LoginAddressThrottle, "THROTTLE_RATES", {"login": "3/min"})
+    get_user_model().objects.create_user("lea", password=PASSWORD)
+    for number in range(3):
+        Client(REMOTE_ADDR=f"10.0.0.{number}").post("/login/", {"username": "LEA", "password": "x"})
+    answer = Client(REMOTE_ADDR="10.0.0.9").post(
+        "/login/", {"username": "lea", "password": PASSWORD}
+    )
+    assert answer.status_code == 429
+    other = Client(REMOTE_ADDR="10.0.0.9").post("/login/", {"username": "noah", "password": "x"})
+    assert other.status_code == 200  # another name from that address may still try

@@ -19,6 +19,7 @@ import json
 import os
 import random
 import secrets
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -637,3 +638,69 @@ async def own_legal(server: Server, player: Guest, view: dict) -> list[dict]:
     )
     assert status == 200, own
     return own["legal"] if own["seq"] == view["seq"] else []
+
+
+async def test_a_computer_player_waits_its_delay_and_its_move_arrives_at_once(
+    database_url, tmp_path, server_log
+):
+    """BOT_DELAY on a real server, with whichever channel layer this run uses: the bot moves
+    no sooner than the delay after the person, and the person's socket hears of it at once."""
+    delay = 0.5
+    async with asyncio.timeout(TEST_TIMEOUT):
+        server = Server(database_url, tmp_path, env={"BOT_DELAY_SECONDS": str(delay)})
+        server_log.append(server)
+        with server:
+            lea = await guest(server, "Lea")
+            body = {"name": "delayed", "max_players": 2, "bots": 1, "turn_seconds": 0}
+            status, game = await asyncio.to_thread(server.post, "/api/games/", body, lea.token)
+            assert status == 201, game
+            status, _ = await asyncio.to_thread(
+                server.post, f"/api/games/{game['id']}/start/", {}, lea.token
+            )
+            assert status == 200
+            socket = await GameSocket.open(server, lea, game["id"])
+            try:
+                for turn in range(6):  # Lea's moves, each answered by the bot
+                    state = socket.latest()
+                    if state["status"] == "PREPARATION":
+                        bot_row = next(r for r in state["players"] if r["is_bot"])
+                        if not bot_row["prepared"]:
+                            await socket.until("STATE")  # the bot prepares after its delay
+                            continue
+                    legal = [m for m in state["legal"] if m["type"] != "VOTE_END"]
+                    move = next((m for m in legal if m["type"] == "TAKE_WHEEL"), legal[0])
+                    ref = f"d{turn}"
+                    await socket.send({**move, "ref": ref, "expect_seq": state["seq"]})
+                    answer = await socket.answer(ref)
+                    assert answer["type"] == "ACK", answer
+                    sent = time.monotonic()
+                    await socket.state_at(answer["seq"])
+                    if socket.latest()["current_player"] == lea.id:
+                        continue  # her second card, or still her turn
+                    # The bot's turn: its first move arrives after the delay, and promptly.
+                    await socket.until("STATE", seq=answer["seq"] + 1)
+                    waited = time.monotonic() - sent
+                    assert delay * 0.9 <= waited < delay + 3, waited
+                    while socket.latest()["current_player"] != lea.id:
+                        await socket.recv()
+            finally:
+                await socket.close()
+
+
+@pytest.mark.skipif(
+    not os.environ.get("REDIS_URL", "").strip(),
+    reason="the processes share their rate limits through Redis",
+)
+async def test_two_processes_count_the_same_rate_limit(database_url, tmp_path, server_log):
+    env = {"GUEST_RATE": "3/min", "REDIS_PREFIX": f"ratumrad-limit-{secrets.token_hex(4)}"}
+    async with asyncio.timeout(TEST_TIMEOUT):
+        first = Server(database_url, tmp_path, env=env)
+        second = Server(database_url, tmp_path, env=env)
+        server_log.extend([first, second])
+        with first, second:
+            answers = []
+            for server in (first, first, second, second):
+                body = {"name": f"limit-{secrets.token_hex(3)}"}
+                status, _ = await asyncio.to_thread(server.post, "/api/auth/guest/", body)
+                answers.append(status)
+            assert answers == [201, 201, 201, 429]

@@ -118,7 +118,16 @@ function refused(message) {
     socket.send({ type: "SYNC" });
     return;
   }
-  showNotice(message.message || message.code);
+  showNotice(errorText(message.code, message.message));
+}
+
+// The server's messages are English (bots read them too): the page says it in its language,
+// naming the rule for a refused move ("R5.4: ..."), and falls back to the server's words.
+function errorText(code, serverMessage) {
+  const text = T.errors[code];
+  if (!text) return serverMessage || code;
+  const rule = /^(R\d+(?:\.\d+)*)\b/.exec(serverMessage || "");
+  return format(text, { rule: rule ? rule[1] : "" });
 }
 
 function sendMove(move) {
@@ -553,12 +562,15 @@ async function post(url) {
   });
   if (!response.ok) {
     let message = String(response.status);
+    let code = "";
     try {
-      message = (await response.json()).message || message;
+      const body = await response.json();
+      message = body.message || message;
+      code = body.code || "";
     } catch {
       // not JSON: keep the status
     }
-    showNotice(format(T.request_failed, { message }));
+    showNotice(format(T.request_failed, { message: errorText(code, message) }));
   }
   return response.ok;
 }
