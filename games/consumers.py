@@ -31,7 +31,7 @@ from datetime import timedelta
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
@@ -237,6 +237,12 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             await self.send_error(refusal.code, refusal.message, ref)
         except services.ServiceError as error:
             await self.send_error(error.code, error.message, ref)
+        except DatabaseError:
+            # The transaction was rolled back: nothing changed, and the client may try again.
+            logger.exception("socket %s: the database refused a change", self.channel_name)
+            await self.send_error(
+                "unavailable", "the server could not save this; nothing changed, try again", ref
+            )
         except Exception:
             logger.exception("socket %s: handling a client message failed", self.channel_name)
             await self.send_error("server_error", "the server could not handle this message", ref)

@@ -153,6 +153,7 @@ def ui_strings() -> dict:
             "bad_field": _("The server did not understand that request."),
             "bad_json": _("The server did not understand that request."),
             "server_error": _("Something went wrong on the server. Please try again."),
+            "unavailable": _("The server could not save that; nothing changed. Please try again."),
             "forbidden": _("Only the player who created the game can start it."),
             "too_few_players": _("At least two players are needed to start."),
             "started": _("The game has already started."),

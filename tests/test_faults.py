@@ -1,0 +1,132 @@
+"""Faults that happen in real life: the database refuses a write, a client dies in the middle
+of a move, a draw or a destination choice. The game goes on and nothing is lost or doubled."""
+
+import pytest
+from channels.db import database_sync_to_async
+from django.db import DatabaseError
+
+from games import services
+from games.models import Move
+from tests.ws_helpers import (
+    Socket,
+    close_all,
+    current_person,
+    isolated_sockets,  # noqa: F401 (autouse fixture)
+    make_people,
+    running_game,
+    snapshot,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+async def people():
+    return await make_people()
+
+
+async def test_a_write_the_database_refuses_is_an_error_and_changes_nothing(people, monkeypatch):
+    game_id = await running_game(people, 2)
+    mover = await current_person(people, game_id)
+    socket = await Socket.game(game_id, mover)
+    before = await snapshot(game_id)
+    move = {"type": "TAKE_WHEEL", "source": "deck", "expect_seq": before[0]}
+
+    def refuse(*args, **kwargs):
+        raise DatabaseError("could not extend file: No space left on device")
+
+    with monkeypatch.context() as broken:
+        broken.setattr(Move.objects, "create", refuse)
+        await socket.send({**move, "ref": "full-disk"})
+        error = (await socket.until("ERROR"))[-1]
+    assert error["code"] == "unavailable" and error["ref"] == "full-disk"
+    assert await snapshot(game_id) == before  # rolled back: state, log, seats
+    await socket.send({**move, "ref": "again"})
+    assert (await socket.until("ACK"))[-1]["seq"] == before[0] + 1
+    await socket.close()
+
+
+async def test_a_client_that_dies_right_after_sending_a_move_finds_it_applied_once(people):
+    game_id = await running_game(people, 2)
+    mover = await current_person(people, game_id)
+    dying = await Socket.game(game_id, mover)
+    seq = dying.received[0]["seq"]
+    await dying.send({"type": "TAKE_WHEEL", "source": "deck", "expect_seq": seq, "ref": "m"})
+    await dying.close()  # gone before any answer
+    back = await Socket.game(game_id, mover)
+    state = back.received[0]["state"]
+    if state["seq"] == seq:  # the move had not been read yet: it is simply not applied
+        await back.send({"type": "TAKE_WHEEL", "source": "deck", "expect_seq": seq, "ref": "m"})
+        state = (await back.until("STATE", seq=seq + 1))[-1]["state"]
+    assert state["seq"] == seq + 1 and state["turn"] == "second_card"
+    # Sent again after the reconnect with the old expect_seq, it is refused, not doubled.
+    await back.send({"type": "TAKE_WHEEL", "source": "deck", "expect_seq": seq, "ref": "dup"})
+    assert (await back.until("ERROR"))[-1]["code"] == "stale"
+    moves = await database_sync_to_async(lambda: Move.objects.filter(game_id=game_id).count())()
+    assert moves == seq + 1
+    await back.close()
+
+
+async def test_a_client_that_dies_mid_draw_takes_its_second_card_after_reconnecting(people):
+    game_id = await running_game(people, 2)
+    mover = await current_person(people, game_id)
+    first = await Socket.game(game_id, mover)
+    seq = first.received[0]["seq"]
+    await first.send({"type": "TAKE_WHEEL", "source": "deck", "expect_seq": seq, "ref": "a"})
+    await first.until("ACK")
+    await first.close()
+    again = await Socket.game(game_id, mover)
+    state = again.received[0]["state"]
+    assert state["turn"] == "second_card" and state["current_player"] == mover.pk
+    hand = sum(state["you"]["hand"].values())
+    await again.send({"type": "TAKE_WHEEL", "source": "deck", "expect_seq": seq + 1, "ref": "b"})
+    state = (await again.until("STATE", seq=seq + 2))[-1]["state"]
+    assert state["current_player"] != mover.pk and sum(state["you"]["hand"].values()) == hand + 1
+    await again.close()
+
+
+async def test_a_client_that_dies_mid_destination_choice_chooses_after_reconnecting(people):
+    game_id = await running_game(people, 2)
+    mover = await current_person(people, game_id)
+    first = await Socket.game(game_id, mover)
+    seq = first.received[0]["seq"]
+    await first.send({"type": "DRAW_DESTINATION_CARDS", "expect_seq": seq, "ref": "d"})
+    drawn = (await first.until("STATE", seq=seq + 1))[-1]["state"]["you"]["pending_destinations"]
+    await first.close()
+    again = await Socket.game(game_id, mover)
+    state = again.received[0]["state"]
+    assert state["turn"] == "choose_destinations"
+    assert state["you"]["pending_destinations"] == drawn  # the same cards, not new ones
+    kept = [drawn[0]["id"]]
+    await again.send({"type": "KEEP_DESTINATION_CARDS", "keep": kept, "expect_seq": seq + 1})
+    state = (await again.until("STATE", seq=seq + 2))[-1]["state"]
+    assert kept[0] in {card["id"] for card in state["you"]["destinations"]}
+    assert state["you"]["pending_destinations"] == []
+    other = next(p for p in people[:2] if p.pk != mover.pk)
+    assert state["current_player"] == other.pk
+    await close_all(again)
+
+
+def test_services_roll_a_refused_write_back_entirely(people_sync, monkeypatch):
+    """The same without a socket: the service raises, and the game is as it was."""
+    alice, bob = people_sync
+    game = services.game_create(user=alice, name="Rhein", max_players=2)
+    services.game_join(game_id=game.pk, user=bob)
+    services.game_start(game_id=game.pk, user=alice)
+    before = type(game).objects.get(pk=game.pk)
+    keep = services.engine.legal_moves(services.load_state(before), alice.pk)[0]
+
+    def refuse(*args, **kwargs):
+        raise DatabaseError("connection lost")
+
+    monkeypatch.setattr(Move.objects, "create", refuse)
+    with pytest.raises(DatabaseError):
+        services.move_apply(game_id=game.pk, user=alice, move=keep)
+    stored = type(game).objects.get(pk=game.pk)
+    assert (stored.seq, stored.state) == (before.seq, before.state)
+    assert not Move.objects.filter(game=game).exists()
+
+
+@pytest.fixture
+def people_sync(django_user_model):
+    return [django_user_model.objects.create_user(name) for name in ("alice", "bob")]
