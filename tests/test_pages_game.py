@@ -19,21 +19,6 @@ def person(name: str):
     return get_user_model().objects.create_user(name)
 
 
-@pytest.fixture
-def alice():
-    return person("alice")
-
-
-@pytest.fixture
-def bob():
-    return person("bob")
-
-
-@pytest.fixture
-def charlie():
-    return person("charlie")
-
-
 def dealt_game(*people, name: str = "Rheinufer") -> int:
     game = services.game_create(user=people[0], name=name, max_players=len(people))
     for other in people[1:]:

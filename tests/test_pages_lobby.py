@@ -6,7 +6,6 @@ import json
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from games import services
@@ -14,25 +13,6 @@ from games.models import ChatMessage, Game, Seat
 from lobby.models import Guest
 
 pytestmark = pytest.mark.django_db
-
-
-def person(name: str):
-    return get_user_model().objects.create_user(name, password="Velo-im-Regen-42")
-
-
-@pytest.fixture
-def alice():
-    return person("alice")
-
-
-@pytest.fixture
-def bob():
-    return person("bob")
-
-
-@pytest.fixture
-def charlie():
-    return person("charlie")
 
 
 def browser(user) -> Client:
