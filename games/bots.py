@@ -46,6 +46,7 @@ logger = logging.getLogger(__name__)
 _local = threading.local()  # .driving: the games this thread is driving right now
 _scheduled: set[int] = set()  # games with a timer waiting in this process
 _scheduled_lock = threading.Lock()
+_server: dict[str, asyncio.AbstractEventLoop | None] = {"loop": None}  # see server_loop()
 
 
 def kick(game_id: int) -> None:
@@ -84,10 +85,9 @@ def _schedule(game_id: int, delay: float) -> None:
         _scheduled.add(game_id)
     loop = server_loop()
     if loop is not None:
-        # In a server: wait on its event loop and move in a worker thread of it, so that
-        # the broadcast reaches the sockets at once with any channel layer.
-        # A fresh context: this thread's would tell asgiref that the shared sync thread is
-        # busy (it is: with this very call), and the wait's move would be refused.
+        # In a server: wait on its event loop, so that the move's broadcast reaches the sockets
+        # at once with any channel layer. In a fresh context: this thread's tells asgiref that
+        # the shared sync thread is busy (with this very call), which would refuse the move.
         loop.call_soon_threadsafe(_wait_then_move, game_id, delay, context=contextvars.Context())
         return
     timer = threading.Timer(delay, _fire, (game_id,))
@@ -115,9 +115,6 @@ def server_loop() -> asyncio.AbstractEventLoop | None:
 
 def note_server_loop(loop: asyncio.AbstractEventLoop) -> None:
     _server["loop"] = loop
-
-
-_server: dict[str, asyncio.AbstractEventLoop | None] = {"loop": None}
 
 
 def _fire(game_id: int) -> None:

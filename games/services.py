@@ -74,6 +74,13 @@ def _board_of(game: Game):
     return basel()
 
 
+def _seat_of(seats: list[Seat], user: AbstractBaseUser) -> Seat:
+    seat = next((seat for seat in seats if seat.user_id == user.pk), None)
+    if seat is None:
+        raise ServiceError("you have no seat in this game", "not_seated", 403)
+    return seat
+
+
 def _locked(game_id: int) -> Game:
     try:
         return Game.objects.select_for_update().get(pk=game_id)
@@ -211,9 +218,7 @@ def move_apply(
     with transaction.atomic():
         game = _locked(game_id)
         seats = list(game.seats.select_related("user"))
-        seat = next((seat for seat in seats if seat.user_id == user.pk), None)
-        if seat is None:
-            raise ServiceError("you have no seat in this game", "not_seated", 403)
+        seat = _seat_of(seats, user)
         if by_bot and not seat.computer_plays:
             raise Stale("the person plays this seat again")
         if seat.left and not by_bot:
@@ -268,9 +273,7 @@ def seat_take_back(*, game_id: int, user: AbstractBaseUser) -> int:
     with transaction.atomic():
         game = _locked(game_id)
         seats = list(game.seats.all())
-        seat = next((seat for seat in seats if seat.user_id == user.pk), None)
-        if seat is None:
-            raise ServiceError("you have no seat in this game", "not_seated", 403)
+        seat = _seat_of(seats, user)
         if seat.left:
             raise Conflict("you have left this game", "left_game")
         if seat.autopilot and game.is_playing:
@@ -287,11 +290,9 @@ def game_leave(*, game_id: int, user: AbstractBaseUser) -> Game:
     with transaction.atomic():
         game = _locked(game_id)
         seats = list(game.seats.select_related("user"))
-        seat = next((seat for seat in seats if seat.user_id == user.pk), None)
         if game.status in Game.OVER:
             raise Conflict("the game is over", "game_over")
-        if seat is None:
-            raise ServiceError("you have no seat in this game", "not_seated", 403)
+        seat = _seat_of(seats, user)
         if seat.left:
             raise Conflict("you have already left this game", "left_game")
         if game.status == Game.Status.WAITING:
