@@ -74,6 +74,12 @@ def _board_of(game: Game):
     return basel()
 
 
+def _after_commit(func) -> None:
+    # Robust: a message that cannot go out (Redis down) must not turn a committed change into
+    # an error for its sender. The others notice the gap in ``seq`` and ask for the state.
+    transaction.on_commit(func, robust=True)
+
+
 def _seat_of(seats: list[Seat], user: AbstractBaseUser) -> Seat:
     seat = next((seat for seat in seats if seat.user_id == user.pk), None)
     if seat is None:
@@ -133,7 +139,7 @@ def game_create(
         Seat.objects.create(game=game, user=user)
         for bot_user in _bot_users(bots, exclude=user.pk):
             Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=BOT_KIND)
-        transaction.on_commit(broadcast.lobby_changed)
+        _after_commit(broadcast.lobby_changed)
     return game
 
 
@@ -172,8 +178,8 @@ def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
         seat = Seat.objects.create(game=game, user=user)
         events = [{"kind": "joined", "player": user.pk}]
         Event.objects.create(game=game, seq=game.seq, kind="joined", data=events[0])
-        transaction.on_commit(lambda: broadcast.game_changed(game, None, events))
-        transaction.on_commit(broadcast.lobby_changed)
+        _after_commit(lambda: broadcast.game_changed(game, None, events))
+        _after_commit(broadcast.lobby_changed)
     return seat
 
 
@@ -321,8 +327,8 @@ def _leave_waiting(game: Game, seat: Seat, others: list[Seat]) -> None:
     Event.objects.bulk_create(
         Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
     )
-    transaction.on_commit(lambda: broadcast.game_changed(game, None, events))
-    transaction.on_commit(broadcast.lobby_changed)
+    _after_commit(lambda: broadcast.game_changed(game, None, events))
+    _after_commit(broadcast.lobby_changed)
 
 
 def game_end_now(*, game_id: int, reason: str = "admin") -> Game:
@@ -352,8 +358,8 @@ def game_abort(*, game_id: int) -> Game:
         events = [{"kind": "aborted", "player": None}]
         Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[0])
         state = load_state(game) if game.state else None
-        transaction.on_commit(lambda: broadcast.game_changed(game, state, events))
-        transaction.on_commit(broadcast.lobby_changed)
+        _after_commit(lambda: broadcast.game_changed(game, state, events))
+        _after_commit(broadcast.lobby_changed)
     return game
 
 
@@ -382,12 +388,12 @@ def _record(
     )
     if was_playing and state.status == engine.FINISHED:
         game_finished.send(sender=Game, game=game, results=state.results)
-    transaction.on_commit(lambda: broadcast.game_changed(game, state, events, seats))
+    _after_commit(lambda: broadcast.game_changed(game, state, events, seats))
     if was_playing != game.is_playing:
-        transaction.on_commit(broadcast.lobby_changed)
+        _after_commit(broadcast.lobby_changed)
     if game.is_playing and any(seat.computer_plays for seat in seats):
         # After the broadcast: the players see this move before the bots' answers.
-        transaction.on_commit(lambda: bot_driver.kick(game.pk))
+        _after_commit(lambda: bot_driver.kick(game.pk))
 
 
 def _record_seats(
@@ -400,9 +406,9 @@ def _record_seats(
     Event.objects.bulk_create(
         Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
     )
-    transaction.on_commit(lambda: broadcast.game_changed(game, state, events))
+    _after_commit(lambda: broadcast.game_changed(game, state, events))
     if any(seat.computer_plays for seat in seats):
-        transaction.on_commit(lambda: bot_driver.kick(game.pk))
+        _after_commit(lambda: bot_driver.kick(game.pk))
 
 
 # The seat columns that mirror the engine state.
@@ -493,5 +499,5 @@ def chat_post(*, user: AbstractBaseUser, text: str, game_id: int | None = None) 
         if game is None:
             raise NotFound(f"there is no game {game_id!r}")
     message = ChatMessage.objects.create(game=game, user=user, text=text)
-    transaction.on_commit(lambda: broadcast.chat_posted(message))
+    _after_commit(lambda: broadcast.chat_posted(message))
     return message

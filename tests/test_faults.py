@@ -5,7 +5,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.db import DatabaseError
 
-from games import services
+from games import broadcast, services
 from games.models import Move
 from tests.ws_helpers import (
     Socket,
@@ -130,3 +130,24 @@ def test_services_roll_a_refused_write_back_entirely(people_sync, monkeypatch):
 @pytest.fixture
 def people_sync(django_user_model):
     return [django_user_model.objects.create_user(name) for name in ("alice", "bob")]
+
+
+async def test_a_move_is_acknowledged_even_when_its_broadcast_cannot_go_out(people, monkeypatch):
+    """Redis down after the commit: the move stands and its sender gets the ACK; a SYNC shows
+    the new state once the messages flow again."""
+    game_id = await running_game(people, 2)
+    mover = await current_person(people, game_id)
+    socket = await Socket.game(game_id, mover)
+    seq = socket.received[0]["seq"]
+
+    def unreachable(messages):
+        raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    with monkeypatch.context() as down:
+        down.setattr(broadcast, "_send_all", unreachable)
+        await socket.send({"type": "TAKE_WHEEL", "source": "deck", "expect_seq": seq, "ref": "r"})
+        answer = (await socket.until("ACK"))[-1]
+    assert answer == {"type": "ACK", "ref": "r", "seq": seq + 1}
+    state = await socket.sync()
+    assert state["seq"] == seq + 1 and state["turn"] == "second_card"
+    await socket.close()
