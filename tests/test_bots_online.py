@@ -12,7 +12,7 @@ from games import broadcast, services
 from games.models import Game, Move, Seat
 from games.ratumrad import engine
 from games.ratumrad.bots import HeuristicBot
-from tests.test_ws_whole_games import check_no_leak
+from tests.test_ws_whole_games import check_no_leak, secrets_of
 from tests.ws_helpers import (
     Socket,
     close_all,
@@ -26,17 +26,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def bots_at_once(settings):
     settings.BOT_DELAY = 0
-
-
-def secrets_of(state: engine.GameState) -> dict:
-    return {
-        player.id: {
-            "hand": dict(zip(engine.COLORS, player.hand, strict=True)),
-            "destinations": set(player.destinations),
-            "pending": set(player.pending),
-        }
-        for player in state.players
-    }
 
 
 def announced_secrets(monkeypatch) -> dict:

@@ -41,10 +41,8 @@ def new_game(people: list, seed: int) -> int:
     return game.pk
 
 
-@database_sync_to_async
-def secrets_at(game_id: int) -> dict:
-    """What each seat holds now (engine state): hand, kept and pending card ids."""
-    state = engine.from_dict(Game.objects.get(pk=game_id).state)
+def secrets_of(state: engine.GameState) -> dict:
+    """What each seat holds in ``state``: hand, kept and pending card ids."""
     return {
         player.id: {
             "hand": dict(zip(engine.COLORS, player.hand, strict=True)),
@@ -53,6 +51,12 @@ def secrets_at(game_id: int) -> dict:
         }
         for player in state.players
     }
+
+
+@database_sync_to_async
+def secrets_at(game_id: int) -> dict:
+    """What each seat holds now."""
+    return secrets_of(engine.from_dict(Game.objects.get(pk=game_id).state))
 
 
 @database_sync_to_async
