@@ -57,7 +57,7 @@ SERVER_ENV = {
 ECHO_SOCKETS = 8
 ECHO_PAUSE = 0.05  # seconds between an echo socket's pings
 CONNECT_TIMEOUT = 60
-RESYNC_AFTER = 2.0  # seconds a client waits for a STATE before it asks with SYNC
+RESYNC_AFTER = 10.0  # seconds a client waits for a STATE before it asks with SYNC
 ANSWER_TIMEOUT = 10.0  # seconds a client waits for the ACK or ERROR of its move
 
 
@@ -137,14 +137,21 @@ class Table:
         await self.site.call("POST", f"/api/games/{game['id']}/start/", {}, creator.token)
         return game["id"]
 
-    async def run(self, until: float) -> None:
-        while time.monotonic() < until:
-            game_id = await self.new_game()
-            await asyncio.gather(*(self.open(player, game_id) for player in self.players))
+    async def seat(self) -> int:
+        """A new game with every player's socket open and its first STATE in."""
+        game_id = await self.new_game()
+        await asyncio.gather(*(self.open(player, game_id) for player in self.players))
+        return game_id
+
+    async def run(self, game_id: int, until: float) -> None:
+        while True:
             try:
                 await self.play(game_id, until)
             finally:
                 await asyncio.gather(*(self.close(player) for player in self.players))
+            if time.monotonic() >= until:
+                return
+            game_id = await self.seat()
 
     async def open(self, player: Player, game_id: int) -> None:
         player.socket = await self.site.socket(f"/ws/games/{game_id}/", player.token)
@@ -273,9 +280,18 @@ async def load(site: Site, args) -> tuple[Stats, float]:
         for i in range(args.games)
     ]
     prober = await site.guest()
+    # Every game is set up and every socket open before the clock starts: the figures are
+    # for play, not for a crowd of players arriving at once.
+    games = []
+    for start in range(0, len(tables), 25):
+        games += await asyncio.gather(*(table.seat() for table in tables[start : start + 25]))
+    print(f"{len(games)} games running; measuring for {args.seconds:.0f} s ...", flush=True)
     began = time.monotonic()
     until = began + args.seconds
-    tasks = [asyncio.create_task(table.run(until)) for table in tables]
+    tasks = [
+        asyncio.create_task(table.run(game_id, until))
+        for table, game_id in zip(tables, games, strict=True)
+    ]
     tasks += [
         asyncio.create_task(echo(site, prober.token, until, stats)) for _ in range(ECHO_SOCKETS)
     ]
@@ -336,7 +352,9 @@ async def main_async(args) -> None:
         logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="ratumrad-load-"))
         env = {**SERVER_ENV, "DATABASE_URL": url}
         sock = cluster.listen("127.0.0.1", 0)
-        log = stack.enter_context(open(Path(logs) / "servers.log", "wb"))
+        log = stack.enter_context(
+            open(os.environ.get("LOADTEST_LOG") or Path(logs) / "servers.log", "wb")
+        )
         processes = [cluster.start(sock, env, log) for _ in range(args.processes)]
         stack.callback(cluster.stop, processes)
         site = Site(f"http://127.0.0.1:{sock.getsockname()[1]}")

@@ -46,6 +46,8 @@ logger = logging.getLogger(__name__)
 MAX_FRAME_BYTES = 8 * 1024  # checked before parsing
 MOVES_PER_SECOND = 50  # per socket: a flood guard, far above any human or sane bot
 CHAT_LINES, CHAT_WINDOW = 5, timedelta(seconds=10)  # per user, lobby and games together
+# A change this old whose update a socket has not had was lost on the way (see on_beat).
+MESSAGE_GRACE = timedelta(seconds=2)
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -191,8 +193,12 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             await asyncio.sleep(settings.PRESENCE_BEAT.total_seconds())
             try:
                 await refresh()
+                await self.on_beat()
             except Exception:
                 logger.exception("socket %s: presence refresh failed", self.channel_name)
+
+    async def on_beat(self) -> None:
+        """More work for every beat of an open socket (none here)."""
 
     async def disconnect(self, code: int) -> None:
         heartbeat = getattr(self, "heartbeat", None)
@@ -336,6 +342,9 @@ class GameConsumer(ProtocolConsumer):
         self.seated = False
         self.recorded = False
         self.sent_seq = -1
+        self.sent_status = None
+        self.fed_seq = 0  # the feed entries (EVENTs) this socket has had go up to here
+        self.caught_up_seq = -1  # the feed entries up to here came with a catch-up
         self.names: dict[int, str] = {}
         await self.accept()
         seated = await database_sync_to_async(self._seated)()
@@ -344,6 +353,7 @@ class GameConsumer(ProtocolConsumer):
             await self.close(CLOSE_NOT_FOUND)
             return
         self.seated = seated
+        self.joined_at = time.time()
         await self.join_group(broadcast.game_group(self.game_id))
         await self.join_group(self.view_group())
         view, arrived = await database_sync_to_async(self._enter)()
@@ -354,6 +364,7 @@ class GameConsumer(ProtocolConsumer):
         if arrived:
             await self.tell_players_changed()
         await self.send_state(view)
+        self.fed_seq = view["seq"]  # older entries come with REQUEST_HISTORY
 
     async def leave(self) -> None:
         if not getattr(self, "recorded", False):
@@ -462,16 +473,50 @@ class GameConsumer(ProtocolConsumer):
             await self.join_group(self.view_group())
             view = await database_sync_to_async(self._view)()
         self.names.update({row["id"]: row.get("name", "") for row in view["players"]})
-        for event in message["events"]:
-            await self.send_json(
-                {"type": "EVENT", "seq": message["seq"], "event": self.feed_entry(event)}
-            )
+        if message["seq"] > self.caught_up_seq:  # else a catch-up has sent these already
+            for event in message["events"]:
+                await self.send_json(
+                    {"type": "EVENT", "seq": message["seq"], "event": self.feed_entry(event)}
+                )
+            self.fed_seq = max(self.fed_seq, message["seq"])
         # A STATE fetched for a presence change may already be newer than this update.
         if view["seq"] >= self.sent_seq:
             await self.send_state(view)
 
+    async def on_beat(self) -> None:
+        """Send what this socket missed: changes whose update never came (lost in the channel
+        layer, as when Redis restarts) are noticed within a beat, with their feed entries."""
+        missed = await database_sync_to_async(self._missed)()
+        if missed is None:
+            return
+        events, view = missed
+        for seq, event in events:
+            await self.send_json({"type": "EVENT", "seq": seq, "event": self.feed_entry(event)})
+            self.caught_up_seq = self.fed_seq = max(self.fed_seq, seq)
+        news = (view["seq"], view["status"]) != (self.sent_seq, self.sent_status)
+        if news and view["seq"] >= self.sent_seq:
+            await self.send_state(view)
+
+    def _missed(self) -> tuple[list[tuple[int, dict]], dict] | None:
+        settled = timezone.now() - MESSAGE_GRACE
+        game = Game.objects.filter(pk=self.game_id, updated__lt=settled).first()
+        if game is None:
+            return None
+        # A SYNC may have brought the state already, but not the feed entries.
+        if game.seq <= self.fed_seq and (game.seq, game.status) == (
+            self.sent_seq,
+            self.sent_status,
+        ):
+            return None
+        events = selectors.event_history(self.game_id, after_seq=self.fed_seq)
+        return events, selectors.game_view(game, self.user.pk)
+
     async def presence_changed(self, message: dict) -> None:
         if message.get("sender") == self.channel_name:
+            return
+        if message.get("at", math.inf) < self.joined_at:
+            # Older than this socket (Redis pub/sub hands a group's messages to the members
+            # it has when they arrive): the STATE this socket opened with knew it already.
             return
         await self.send_json(
             {"type": "PRESENCE", "player": message["player"], "connected": message["connected"]}
@@ -490,11 +535,12 @@ class GameConsumer(ProtocolConsumer):
                 "player": self.user.pk,
                 "connected": connected,
                 "sender": self.channel_name,
+                "at": time.time(),
             },
         )
 
     async def send_state(self, view: dict) -> None:
-        self.sent_seq = view["seq"]
+        self.sent_seq, self.sent_status = view["seq"], view["status"]
         self.names.update({row["id"]: row.get("name", "") for row in view["players"]})
         await self.send_json({"type": "STATE", "seq": view["seq"], "state": view})
 

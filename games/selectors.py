@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Exists, OuterRef, QuerySet
 
 from games.models import ChatMessage, Connection, Event, Game, Seat
 from games.ratumrad import engine
@@ -23,23 +24,32 @@ def game_summary(game: Game, seat_count: int | None = None) -> dict:
     }
 
 
+def seats_with_presence(game_id: int) -> QuerySet[Seat]:
+    """A game's seats with their users and ``connected`` (a live socket on this game).
+
+    One query where a move would otherwise need a second one for presence.
+    """
+    live = Connection.objects.live().filter(game_id=game_id, user_id=OuterRef("user_id"))
+    return (
+        Seat.objects.filter(game_id=game_id).select_related("user").annotate(connected=Exists(live))
+    )
+
+
 def player_details(game: Game, seats: list[Seat] | None = None) -> dict[int, dict]:
     """Names, bot flags and presence of the seated players, by user id.
 
-    ``seats`` with their users, if the caller has them already.
+    ``seats`` with their users, if the caller has them already (presence is read again
+    unless they come from ``seats_with_presence``).
     """
-    if seats is None:
-        seats = Seat.objects.filter(game=game).select_related("user")
-    online = set(
-        Connection.objects.live().filter(game=game).values_list("user_id", flat=True).distinct()
-    )
+    if seats is None or not all(hasattr(seat, "connected") for seat in seats):
+        seats = seats_with_presence(game.pk)
     return {
         seat.user_id: {
             "name": seat.user.get_username(),
             "is_bot": seat.is_bot,
             "autopilot": seat.autopilot,
             "left": seat.left,
-            "connected": seat.user_id in online,
+            "connected": seat.connected,
         }
         for seat in seats
     }
@@ -153,9 +163,15 @@ HISTORY_EVENTS = 200  # feed entries a client gets on REQUEST_HISTORY, the newes
 HISTORY_CHAT = 50  # chat lines likewise
 
 
-def event_history(game_id: int, limit: int = HISTORY_EVENTS) -> list[tuple[int, dict]]:
-    """The newest ``limit`` feed events of a game as ``(seq, event)``, oldest first."""
-    rows = Event.objects.filter(game_id=game_id).order_by("-seq", "-id")[:limit]
+def event_history(
+    game_id: int, limit: int = HISTORY_EVENTS, after_seq: int | None = None
+) -> list[tuple[int, dict]]:
+    """The newest ``limit`` feed events of a game (those of moves after ``after_seq``) as
+    ``(seq, event)``, oldest first."""
+    rows = Event.objects.filter(game_id=game_id)
+    if after_seq is not None:
+        rows = rows.filter(seq__gt=after_seq)
+    rows = rows.order_by("-seq", "-id")[:limit]
     return [(row.seq, row.data) for row in reversed(rows)]
 
 

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import bots as bot_driver
-from games import broadcast, turns
+from games import broadcast, selectors, turns
 from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import basel
@@ -223,7 +223,7 @@ def move_apply(
     move = {key: value for key, value in move.items() if key not in ("ref", "expect_seq")}
     with transaction.atomic():
         game = _locked(game_id)
-        seats = list(game.seats.select_related("user"))
+        seats = list(selectors.seats_with_presence(game.pk))  # the broadcast needs presence
         seat = _seat_of(seats, user)
         if by_bot and not seat.computer_plays:
             raise Stale("the person plays this seat again")
@@ -422,6 +422,7 @@ def _store(game: Game, state: engine.GameState, seats: list[Seat], events: list[
 
     Only what the events say may have changed is written: a move touches one or two rows.
     """
+    before = game.state
     game.state = engine.to_dict(state)
     game.seq = state.seq
     game.save(
@@ -450,38 +451,49 @@ def _store(game: Game, state: engine.GameState, seats: list[Seat], events: list[
         )
     )
     if any(event["kind"] in DESTINATION_EVENTS for event in events):
-        _store_destinations(game, state, by_user)
+        _store_destinations(game, before, game.state, state.results, by_user)
 
 
-def _store_destinations(game: Game, state: engine.GameState, by_user: dict[int, Seat]) -> None:
+Holding = tuple[int, str, bool | None]  # a destination card's seat, status and completion
+
+
+def _holdings(state: dict | None, by_user: dict[int, Seat], results=None) -> dict[str, Holding]:
+    """Who holds which destination card in a stored state, as the DestinationCard rows say."""
     complete = {}
-    if state.results:
-        for row in state.results:
-            complete.update({card["id"]: card["complete"] for card in row["destinations"]})
-    wanted = {}
-    for player in state.players:
-        seat = by_user[player.id]
-        for card in player.destinations:
-            wanted[card] = (seat.pk, DestinationCard.Status.KEPT, complete.get(card))
-        for card in player.pending:
-            wanted[card] = (seat.pk, DestinationCard.Status.PENDING, None)
-    have = {row.card: row for row in DestinationCard.objects.filter(game=game)}
-    gone = [card for card in have if card not in wanted]
+    for row in results or []:
+        complete.update({card["id"]: card["complete"] for card in row["destinations"]})
+    held = {}
+    for player in (state or {}).get("players", []):
+        seat_id = by_user[player["id"]].pk
+        for card in player["destinations"]:
+            held[card] = (seat_id, DestinationCard.Status.KEPT, complete.get(card))
+        for card in player["pending"]:
+            held[card] = (seat_id, DestinationCard.Status.PENDING, None)
+    return held
+
+
+def _store_destinations(
+    game: Game, before: dict | None, after: dict, results, by_user: dict[int, Seat]
+) -> None:
+    # The rows mirror the state before this change (``_store`` writes both), so the
+    # difference of the two states says what to write without reading the rows first.
+    was, now = _holdings(before, by_user), _holdings(after, by_user, results)
+    gone = [card for card in was if card not in now]
     if gone:
         DestinationCard.objects.filter(game=game, card__in=gone).delete()
-    new, changed = [], []
-    for card, (seat_id, status, done) in wanted.items():
-        row = have.get(card)
-        if row is None:
-            new.append(
-                DestinationCard(game=game, card=card, seat_id=seat_id, status=status, complete=done)
-            )
-        elif (row.seat_id, row.status, row.complete) != (seat_id, status, done):
-            row.seat_id, row.status, row.complete = seat_id, status, done
-            changed.append(row)
-    DestinationCard.objects.bulk_create(new)
-    if changed:
-        DestinationCard.objects.bulk_update(changed, ["seat", "status", "complete"])
+    DestinationCard.objects.bulk_create(
+        DestinationCard(game=game, card=card, seat_id=seat_id, status=status, complete=done)
+        for card, (seat_id, status, done) in now.items()
+        if card not in was
+    )
+    changed: dict[Holding, list[str]] = {}
+    for card, holding in now.items():
+        if card in was and was[card] != holding:
+            changed.setdefault(holding, []).append(card)
+    for (seat_id, status, done), cards in changed.items():
+        DestinationCard.objects.filter(game=game, card__in=cards).update(
+            seat_id=seat_id, status=status, complete=done
+        )
 
 
 # ---------------------------------------------------------------------------- chat

@@ -72,11 +72,15 @@ def channel_layers_config(redis_url: str, prefix: str = "ratumrad") -> dict[str,
     if redis_url:
         return {
             "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
-                # redis-py 8 gives reads a 5 s socket timeout by default; that cuts the
-                # layer's blocking BZPOPMIN (also 5 s) short and kills idle consumers.
+                # Redis pub/sub pushes each message to the processes that hold its channel
+                # or group: one PUBLISH per group_send, and no per-message polling (the
+                # older RedisChannelLayer's single BZPOPMIN loop per process capped delivery
+                # at a few dozen messages a second under load). Its subscriptions live in
+                # the processes and are renewed on reconnect, so a restarted Redis loses
+                # only the messages in flight; clients notice by ``seq`` and resync.
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
                 "CONFIG": {
-                    "hosts": [{"address": redis_url, "socket_timeout": None}],
+                    "hosts": [{"address": redis_url}],
                     # Sites sharing one Redis must not hear each other's groups.
                     "prefix": prefix,
                 },
@@ -168,7 +172,8 @@ CACHES = {
 
 # Presence: an open socket refreshes its Connection row every PRESENCE_BEAT; a row not
 # refreshed for PRESENCE_TTL belongs to a socket of a server that died, and is ignored.
-PRESENCE_BEAT = timedelta(seconds=30)
+# A game socket also catches up on each beat with any change whose update was lost.
+PRESENCE_BEAT = timedelta(seconds=float(env_str("PRESENCE_BEAT_SECONDS", "30")))
 PRESENCE_TTL = timedelta(seconds=90)
 
 # Seconds a computer player waits before its move (0: it moves at once, in the committing

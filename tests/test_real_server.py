@@ -19,15 +19,18 @@ import json
 import os
 import random
 import secrets
+import shutil
+import subprocess
 import time
 from dataclasses import dataclass
 
 import pytest
+import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from games.ratumrad import engine
-from tests.real_server import Server, server_database
+from tests.real_server import Server, free_port, server_database
 from tests.test_ws_whole_games import check_no_leak
 
 TIMEOUT = 10  # seconds for any one message
@@ -415,65 +418,83 @@ async def test_a_restarted_server_resumes_every_game_exactly(database_url, tmp_p
                 await close_tables(tables.values())
 
 
-async def test_the_same_move_raced_on_many_real_sockets_is_applied_once(
+RACE_SOCKETS = 20  # of each player
+RACE_COPIES = 50  # sent on each of the mover's sockets: the most one socket may send a second
+RACE_ROUNDS = 2
+
+
+async def answers(socket: GameSocket, refs: set[str]) -> list[dict]:
+    """Read on until the ACK or ERROR of every one of ``refs`` is in."""
+    found = []
+    while len(found) < len(refs):
+        message = await socket.recv()
+        if message["type"] in ("ACK", "ERROR") and message.get("ref") in refs:
+            found.append(message)
+    return found
+
+
+async def test_the_same_move_sent_1000_times_at_once_on_20_real_sockets_is_applied_once(
     database_url, tmp_path, server_log
 ):
-    """Each round the mover sends one move with the same ``expect_seq`` on all five of
-    their sockets at once: one ACK, four ``stale``, one move in the log."""
+    """Each round the mover sends one move, with the same ``expect_seq``, 50 times on each
+    of their 20 sockets at once: one ACK and 999 ``stale``, one move in the log."""
     rng = random.Random(secrets.randbits(64))
-    rounds, copies = 20, 5
-    async with asyncio.timeout(TEST_TIMEOUT):
+    async with asyncio.timeout(TEST_TIMEOUT * 2):
         with running(database_url, tmp_path, server_log) as server:
-            sockets: list[GameSocket] = []
+            lea, noah = await guest(server, "Lea"), await guest(server, "Noah")
+            game_id = await started_game(server, [lea, noah], "race")
+            table = Table(game_id, [lea, noah], rng)
+            sockets: dict[int, list[GameSocket]] = {}
             try:
-                lea, noah = await guest(server, "Lea"), await guest(server, "Noah")
-                game_id = await started_game(server, [lea, noah], "race")
-                table = Table(game_id, [lea, noah], rng)
-                await table.connect(server)  # one socket each: the table's view
-                sockets.extend(table.sockets.values())
-                spare = {}
                 for player in (lea, noah):
-                    spare[player.id] = [
-                        await GameSocket.open(server, player, game_id) for _ in range(copies - 1)
+                    sockets[player.id] = [
+                        await GameSocket.open(server, player, game_id) for _ in range(RACE_SOCKETS)
                     ]
-                    sockets.extend(spare[player.id])
+                    table.sockets[player.id] = sockets[player.id][0]
+                every = [*sockets[lea.id], *sockets[noah.id]]
                 applied = []
-                for round_ in range(rounds):
+                for round_ in range(RACE_ROUNDS):
+                    await asyncio.sleep(1)  # the moves of a round fill each socket's limit
                     mover = table.mover()
                     move = table.random_move(mover)
-                    racing = [table.sockets[mover], *spare[mover]]
-                    refs = [f"race{round_}-{copy}" for copy in range(copies)]
+                    frames = {
+                        socket: {f"race{round_}-{n}-{copy}" for copy in range(RACE_COPIES)}
+                        for n, socket in enumerate(sockets[mover])
+                    }
+                    frame = {**move, "expect_seq": table.seq}
                     await asyncio.gather(
                         *(
-                            socket.send({**move, "ref": ref, "expect_seq": table.seq})
-                            for socket, ref in zip(racing, refs, strict=True)
+                            socket.send({**frame, "ref": ref})
+                            for socket, refs in frames.items()
+                            for ref in refs
                         )
                     )
-                    answers = await asyncio.gather(
-                        *(socket.answer(ref) for socket, ref in zip(racing, refs, strict=True))
-                    )
-                    acks = [answer for answer in answers if answer["type"] == "ACK"]
-                    assert len(acks) == 1, answers
-                    assert acks[0]["seq"] == table.seq + 1, answers
-                    refused = [answer for answer in answers if answer["type"] != "ACK"]
-                    assert [answer["code"] for answer in refused] == ["stale"] * (copies - 1), (
-                        answers
-                    )
+                    replies = [
+                        reply
+                        for found in await asyncio.gather(
+                            *(answers(socket, refs) for socket, refs in frames.items())
+                        )
+                        for reply in found
+                    ]
+                    assert len(replies) == RACE_SOCKETS * RACE_COPIES == 1000
+                    acks = [reply for reply in replies if reply["type"] == "ACK"]
+                    assert len(acks) == 1 and acks[0]["seq"] == table.seq + 1, acks
+                    codes = {reply["code"] for reply in replies if reply["type"] != "ACK"}
+                    assert codes == {"stale"}, codes
                     table.seq += 1
                     table.acks += 1
                     applied.append({"seq": table.seq, "player": mover, "move": move})
-                    for socket in sockets:
+                    for socket in every:
                         await socket.state_at(table.seq)
                 # Nothing more was applied than the ACKs said.
-                await asyncio.gather(*(socket.quiet(0.2) for socket in sockets))
-                for socket in sockets:
-                    assert socket.latest()["seq"] == table.seq
+                await asyncio.gather(*(socket.quiet(0.2) for socket in every))
+                assert {socket.latest()["seq"] for socket in every} == {table.seq}
                 await table.vote_end()
                 log = await table.check_log(server)
-                assert log["moves"][:rounds] == applied
-                assert [row["move"]["type"] for row in log["moves"][rounds:]] == ["VOTE_END"] * 2
+                assert log["moves"][:RACE_ROUNDS] == applied
             finally:
-                await asyncio.gather(*(socket.close() for socket in sockets))
+                await asyncio.gather(*(socket.close() for socket in sockets.get(lea.id, [])))
+                await asyncio.gather(*(socket.close() for socket in sockets.get(noah.id, [])))
 
 
 async def test_a_whole_game_between_two_real_clients(database_url, tmp_path, server_log):
@@ -704,3 +725,107 @@ async def test_two_processes_count_the_same_rate_limit(database_url, tmp_path, s
                 status, _ = await asyncio.to_thread(server.post, "/api/auth/guest/", body)
                 answers.append(status)
             assert answers == [201, 201, 201, 429]
+
+
+# ---------------------------------------------------------------------------- Redis restarts
+
+
+class PrivateRedis:
+    """A redis-server of this test's own on a free port, without persistence, as in CI."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no", "--dir", str(self.folder)),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port, socket_connect_timeout=1)
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise
+                time.sleep(0.05)
+            finally:
+                client.close()
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+async def test_a_redis_restart_loses_no_move_and_clients_resync_by_seq(
+    database_url, tmp_path, server_log
+):
+    """Two processes share a Redis that is killed mid-game and started again, empty. A
+    move made meanwhile stands and is acknowledged; its mover, who gets no STATE for it,
+    asks with SYNC, and the other player's socket catches up by itself within a beat, feed
+    entries included. Once Redis is back the processes hear each other again on their own,
+    no move is lost or applied twice, and the game plays on to its end."""
+    rng = random.Random(secrets.randbits(64))
+    broker = PrivateRedis(tmp_path)
+    broker.start()
+    try:
+        async with asyncio.timeout(TEST_TIMEOUT * 2):
+            env = {"REDIS_URL": broker.url, "PRESENCE_BEAT_SECONDS": "0.5"}
+            first = Server(database_url, tmp_path, env=env)
+            second = Server(database_url, tmp_path, env=env)
+            server_log.extend([first, second])
+            with first, second:
+                lea, noah = await guest(first, "Lea"), await guest(second, "Noah")
+                game_id = await started_game(first, [lea, noah], "Redis restart")
+                table = Table(game_id, [lea, noah], rng, check_leaks=True)
+                table.sockets = {
+                    lea.id: await GameSocket.open(first, lea, game_id),
+                    noah.id: await GameSocket.open(second, noah, game_id),
+                }
+                table.checked = {lea.id: 0, noah.id: 0}
+                table.seq = table.latest()["seq"]
+                table.note_secrets()
+                await table.play(6)  # across the two processes, through Redis
+
+                broker.kill()
+                mover = table.mover()
+                other = next(player for player in table.players if player != mover)
+                ref = "during the outage"
+                await table.sockets[mover].send(
+                    {**table.random_move(mover), "ref": ref, "expect_seq": table.seq}
+                )
+                answer = await table.sockets[mover].answer(ref)
+                assert answer == {"type": "ACK", "ref": ref, "seq": table.seq + 1}, answer
+                table.seq += 1
+                table.acks += 1
+                # An ACK ahead of the last STATE, and no STATE follows soon: ask.
+                await table.sockets[mover].send({"type": "SYNC"})
+                await table.sockets[mover].until("STATE", seq=table.seq)
+                # The other socket's own server notices the change it was not told about.
+                await table.sockets[other].state_at(table.seq)
+                table.note_secrets()
+
+                broker.start()
+                await table.play_to_end()
+                log = await table.check_log(first)
+                assert len(log["moves"]) == table.seq
+                for socket in table.sockets.values():
+                    seqs = [m["seq"] for m in socket.received if m["type"] == "EVENT"]
+                    assert seqs == sorted(seqs), "feed entries out of order"
+                    assert set(seqs) == set(range(1, table.seq + 1)), "a feed entry is missing"
+    finally:
+        broker.kill()

@@ -39,10 +39,8 @@ def test_a_sqlite_database_url_gets_the_same_locking_options():
 
 def test_redis_url_selects_the_redis_channel_layer():
     layers = site_settings.channel_layers_config("redis://127.0.0.1:6379/0", "staging")
-    assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert layers["default"]["CONFIG"]["hosts"] == [
-        {"address": "redis://127.0.0.1:6379/0", "socket_timeout": None}
-    ]
+    assert layers["default"]["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    assert layers["default"]["CONFIG"]["hosts"] == [{"address": "redis://127.0.0.1:6379/0"}]
     assert layers["default"]["CONFIG"]["prefix"] == "staging"
 
 
@@ -126,7 +124,7 @@ async def test_channel_layer_round_trip():
 
 
 def test_channel_layer_matches_redis_url(settings):
-    expected = "RedisChannelLayer" if os.environ.get("REDIS_URL") else "InMemoryChannelLayer"
+    expected = "RedisPubSubChannelLayer" if os.environ.get("REDIS_URL") else "InMemoryChannelLayer"
     assert settings.CHANNEL_LAYERS["default"]["BACKEND"].endswith(expected)
 
 

@@ -66,6 +66,9 @@ async def table(people):
         await Socket.game(game_id, people[2]),
     ]
     await sockets[0].until("STATE")  # the other player's arrival (PRESENCE, STATE)
+    # With Redis pub/sub an arrival may also reach a socket that opened just after it.
+    for socket in sockets:
+        await socket.drain()
     table = Table(game_id, *sockets, before=await snapshot(game_id))
     yield table
     assert await snapshot(game_id) == table.before, "a refused message changed the game"

@@ -19,6 +19,7 @@ import {
 
 const CHOICE_TYPES = ["SHORT_DESTINATION_CARDS_SELECTED_IN_PREPARATION", "KEEP_DESTINATION_CARDS"];
 const BUSY_TIMEOUT_MS = 8000;
+const STATE_WAIT_MS = 3000; // after an ACK, for the STATE of its seq
 const NOTICE_MS = 10000;
 const HISTORY_REF = "history";
 
@@ -93,15 +94,28 @@ function receive(message) {
       break;
     case "ACK":
       if (sent && message.ref === sent.ref) sent = null;
+      awaitState(message.seq);
       break;
     default:
       break; // PRESENCE: the STATE that follows carries the change
   }
 }
 
+// The STATE of an acknowledged move comes separately; if it got lost on the way (a server
+// restarting its message broker), ask for the state instead of waiting for the next change.
+function awaitState(seq) {
+  window.setTimeout(() => {
+    if (state.seq < seq) socket.send({ type: "SYNC" });
+  }, STATE_WAIT_MS);
+}
+
 function noteSeq(seq, isEvent) {
-  // An EVENT more than one move ahead means messages were lost: ask for the truth.
-  if (isEvent && seq > lastSeq + 1) socket.send({ type: "SYNC" });
+  // An EVENT more than one move ahead means messages were lost: ask for the truth, and for
+  // the feed with the entries that were lost.
+  if (isEvent && seq > lastSeq + 1) {
+    socket.send({ type: "SYNC" });
+    socket.send({ type: "REQUEST_HISTORY", ref: HISTORY_REF });
+  }
   lastSeq = Math.max(lastSeq, seq);
 }
 
