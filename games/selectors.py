@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Exists, OuterRef, QuerySet
+from django.utils import timezone
 
 from games.models import ChatMessage, Connection, Event, Game, Seat
 from games.ratumrad import engine
@@ -24,15 +26,29 @@ def game_summary(game: Game, seat_count: int | None = None) -> dict:
     }
 
 
-def seats_with_presence(game_id: int) -> QuerySet[Seat]:
-    """A game's seats with their users and ``connected`` (a live socket on this game).
+def seats_with_presence(game_id: int) -> list[Seat]:
+    """A game's seats, each with ``username`` and ``connected`` (a live socket on this game).
 
-    One query where a move would otherwise need a second one for presence.
+    Raw SQL: every move reads this, and Django takes longer to compile the same query (a
+    join and an EXISTS) than the database takes to answer it.
     """
-    live = Connection.objects.live().filter(game_id=game_id, user_id=OuterRef("user_id"))
-    return (
-        Seat.objects.filter(game_id=game_id).select_related("user").annotate(connected=Exists(live))
-    )
+    user_meta = get_user_model()._meta
+    username = user_meta.get_field(get_user_model().USERNAME_FIELD).column
+    sql = f"""
+        SELECT seat.*, account.{username} AS username, EXISTS (
+            SELECT 1 FROM {Connection._meta.db_table} live
+            WHERE live.game_id = seat.game_id AND live.user_id = seat.user_id
+              AND live.seen >= %s
+        ) AS connected
+        FROM {Seat._meta.db_table} seat
+        JOIN {user_meta.db_table} account ON account.{user_meta.pk.column} = seat.user_id
+        WHERE seat.game_id = %s
+        ORDER BY seat.turn_order, seat.joined, seat.id
+    """  # only table and column names are formatted in; values go as parameters
+    seats = list(Seat.objects.raw(sql, [timezone.now() - settings.PRESENCE_TTL, game_id]))
+    for seat in seats:
+        seat.connected = bool(seat.connected)  # SQLite answers 0 or 1
+    return seats
 
 
 def player_details(game: Game, seats: list[Seat] | None = None) -> dict[int, dict]:
@@ -45,7 +61,7 @@ def player_details(game: Game, seats: list[Seat] | None = None) -> dict[int, dic
         seats = seats_with_presence(game.pk)
     return {
         seat.user_id: {
-            "name": seat.user.get_username(),
+            "name": seat.username,
             "is_bot": seat.is_bot,
             "autopilot": seat.autopilot,
             "left": seat.left,

@@ -223,7 +223,7 @@ def move_apply(
     move = {key: value for key, value in move.items() if key not in ("ref", "expect_seq")}
     with transaction.atomic():
         game = _locked(game_id)
-        seats = list(selectors.seats_with_presence(game.pk))  # the broadcast needs presence
+        seats = selectors.seats_with_presence(game.pk)  # the broadcast needs presence
         seat = _seat_of(seats, user)
         if by_bot and not seat.computer_plays:
             raise Stale("the person plays this seat again")
