@@ -73,7 +73,7 @@ def test(pytest_args: list[str]) -> int:
     if pytest_args:
         code = pytest(*pytest_args)
     else:
-        suite = pytest()  # everything but tests/e2e (addopts in pyproject.toml)
+        suite = pytest("--durations=10")  # all but tests/e2e (addopts in pyproject.toml)
         browser = pytest("tests/e2e")
         code = suite or browser
     return code or lint or fmt
