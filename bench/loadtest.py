@@ -14,6 +14,9 @@ from their own STATE (so the clients stay cheap) and sending it with ``expect_se
 finished game is followed by a new one of the same players. In the same run a few sockets
 send ``PING`` and time the ``PONG``: the floor of a round trip through the same servers.
 
+Every game is set up and every socket open before the clock starts. The servers' output goes
+to a temporary file, or to the file ``LOADTEST_LOG`` names.
+
 Printed: moves applied per second; the move round trip (send → the ACK and every player's
 STATE of the new seq) at p50/p95/p99; the same for the echo; their ratios; and, on a
 process of its own, the memory per open socket for ``--sockets`` idle lobby sockets.
