@@ -195,7 +195,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
                 await refresh()
                 await self.on_beat()
             except Exception:
-                logger.exception("socket %s: presence refresh failed", self.channel_name)
+                logger.exception("socket %s: the beat failed", self.channel_name)
 
     async def on_beat(self) -> None:
         """More work for every beat of an open socket (none here)."""
@@ -499,14 +499,15 @@ class GameConsumer(ProtocolConsumer):
 
     def _missed(self) -> tuple[list[tuple[int, dict]], dict] | None:
         settled = timezone.now() - MESSAGE_GRACE
-        game = Game.objects.filter(pk=self.game_id, updated__lt=settled).first()
-        if game is None:
+        games = Game.objects.filter(pk=self.game_id, updated__lt=settled)
+        latest = games.values_list("seq", "status").first()
+        if latest is None:
             return None
         # A SYNC may have brought the state already, but not the feed entries.
-        if game.seq <= self.fed_seq and (game.seq, game.status) == (
-            self.sent_seq,
-            self.sent_status,
-        ):
+        if latest[0] <= self.fed_seq and latest == (self.sent_seq, self.sent_status):
+            return None
+        game = Game.objects.filter(pk=self.game_id).first()
+        if game is None:
             return None
         events = selectors.event_history(self.game_id, after_seq=self.fed_seq)
         return events, selectors.game_view(game, self.user.pk)

@@ -1,11 +1,13 @@
 """Faults that happen in real life: the database refuses a write, a client dies in the middle
 of a move, a draw or a destination choice. The game goes on and nothing is lost or doubled."""
 
+from datetime import timedelta
+
 import pytest
 from channels.db import database_sync_to_async
 from django.db import DatabaseError
 
-from games import broadcast, services
+from games import broadcast, consumers, services
 from games.models import Move
 from tests.ws_helpers import (
     Socket,
@@ -151,3 +153,30 @@ async def test_a_move_is_acknowledged_even_when_its_broadcast_cannot_go_out(peop
     state = await socket.sync()
     assert state["seq"] == seq + 1 and state["turn"] == "second_card"
     await socket.close()
+
+
+async def test_a_socket_catches_up_by_itself_on_a_change_whose_update_was_lost(
+    people, monkeypatch, settings
+):
+    """An update lost in the channel layer (Redis restarting): within a beat each socket of
+    the game sends its feed entries and then a STATE of the change, once, by itself."""
+    settings.PRESENCE_BEAT = timedelta(milliseconds=50)
+    monkeypatch.setattr(consumers, "MESSAGE_GRACE", timedelta(0))
+    game_id = await running_game(people, 2)
+    mover = await current_person(people, game_id)
+    other = next(person for person in people[:2] if person != mover)
+    sockets = [await Socket.game(game_id, mover), await Socket.game(game_id, other)]
+    await sockets[0].until("STATE")  # the other player's arrival
+    seq = sockets[0].received[0]["seq"]
+    with monkeypatch.context() as lost:
+        lost.setattr(broadcast, "_send_all", lambda messages: None)
+        await database_sync_to_async(services.move_apply)(
+            game_id=game_id, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"}
+        )
+    for socket in sockets:
+        caught_up = await socket.until("STATE", seq=seq + 1)
+        kinds = [m["event"]["kind"] for m in caught_up if m["type"] == "EVENT"]
+        assert kinds == ["took_wheel"], caught_up
+        assert caught_up[-1]["state"]["turn"] == "second_card"
+        assert await socket.is_quiet(0.3), "caught up twice"
+    await close_all(*sockets)
