@@ -20,6 +20,17 @@ LIST_MAX_LIMIT = 100
 LIST_MAX_OFFSET = 2**31 - 1  # far beyond any list; a larger OFFSET overflows SQLite's integers
 
 
+class TextField(serializers.CharField):
+    """A CharField that takes only JSON strings: ``{"name": 0}`` is refused, not read as "0"."""
+
+    default_error_messages = {"invalid": "Not a valid string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 # ---------------------------------------------------------------------------- errors
 
 
@@ -46,7 +57,7 @@ class GameListQuerySerializer(serializers.Serializer):
 
 
 class GameCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=64)
+    name = TextField(max_length=64)
     max_players = serializers.IntegerField(min_value=2, max_value=5, help_text="seats (R1.1)")
     bots = serializers.IntegerField(
         min_value=0,

@@ -18,6 +18,7 @@ from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
 from games.api import error, parse
+from games.serializers import TextField
 from lobby.models import NAME_MAX_LENGTH, Guest
 
 # Headers that only browsers send: Origin (on every cross-site POST and every fetch POST)
@@ -26,7 +27,7 @@ BROWSER_HEADERS = ("HTTP_ORIGIN", "HTTP_SEC_FETCH_SITE")
 
 
 class GuestRequestSerializer(serializers.Serializer):
-    name = serializers.CharField(
+    name = TextField(
         max_length=NAME_MAX_LENGTH,
         help_text="1 to 32 printable characters, surrounding spaces dropped; unique"
         " among players regardless of case",

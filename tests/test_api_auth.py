@@ -85,6 +85,8 @@ def test_a_name_of_a_registered_user_is_taken():
         {"name": "Lea\x00"},
         {"name": ["Lea"]},
         {"name": None},
+        {"name": 0},
+        {"name": True},
     ],
 )
 def test_a_missing_empty_long_or_unprintable_name_is_a_bad_field(body):

@@ -182,6 +182,8 @@ def test_creating_a_game_seats_the_caller(alice):
         ({"max_players": 2}, "name"),
         ({"name": "", "max_players": 2}, "name"),
         ({"name": "x" * 65, "max_players": 2}, "name"),
+        ({"name": 0, "max_players": 2}, "name"),
+        ({"name": 4.5, "max_players": 2}, "name"),
         ({"name": "Rhein"}, "max_players"),
         ({"name": "Rhein", "max_players": 1}, "max_players"),
         ({"name": "Rhein", "max_players": 6}, "max_players"),
