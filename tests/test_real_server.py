@@ -420,7 +420,7 @@ async def test_a_restarted_server_resumes_every_game_exactly(database_url, tmp_p
 
 RACE_SOCKETS = 20  # of each player
 RACE_COPIES = 50  # sent on each of the mover's sockets: the most one socket may send a second
-RACE_ROUNDS = 2
+RACE_ROUNDS = 1
 
 
 async def answers(socket: GameSocket, refs: set[str]) -> list[dict]:
