@@ -212,10 +212,12 @@ class Table:
         self.secrets: dict[int, dict] = {}  # seq -> each player's own hand and cards then
         self.checked: dict[int, int] = {}  # messages leak-checked per socket
 
-    async def connect(self, server: Server) -> None:
-        """(Re)open one socket per player; all at the same seq."""
+    async def connect(self, server: Server, elsewhere: dict[int, Server] | None = None) -> None:
+        """(Re)open one socket per player, on ``server`` or the one ``elsewhere`` names for
+        them; all at the same seq."""
         for player in self.players.values():
-            self.sockets[player.id] = await GameSocket.open(server, player, self.game_id)
+            host = (elsewhere or {}).get(player.id, server)
+            self.sockets[player.id] = await GameSocket.open(host, player, self.game_id)
             self.checked[player.id] = 0
         seqs = {socket.latest()["seq"] for socket in self.sockets.values()}
         assert len(seqs) == 1, seqs
@@ -792,13 +794,7 @@ async def test_a_redis_restart_loses_no_move_and_clients_resync_by_seq(
                 lea, noah = await guest(first, "Lea"), await guest(second, "Noah")
                 game_id = await started_game(first, [lea, noah], "Redis restart")
                 table = Table(game_id, [lea, noah], rng, check_leaks=True)
-                table.sockets = {
-                    lea.id: await GameSocket.open(first, lea, game_id),
-                    noah.id: await GameSocket.open(second, noah, game_id),
-                }
-                table.checked = {lea.id: 0, noah.id: 0}
-                table.seq = table.latest()["seq"]
-                table.note_secrets()
+                await table.connect(first, elsewhere={noah.id: second})
                 await table.play(6)  # across the two processes, through Redis
 
                 broker.kill()
