@@ -2,8 +2,11 @@
 and the personas of the page tests."""
 
 import pytest
+from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.management.commands import flush
+from django.db import connections
 
 PASSWORD = "Velo-im-Regen-42"
 
@@ -19,6 +22,54 @@ settings.PARALLEL_MOVES = False
 
 # Computer players move at once, inside the call that committed the change before theirs.
 settings.BOT_DELAY = 0
+
+# Sockets of the test process keep their database connection, as servers under load do
+# (DATABASE_CONN_MAX_AGE): connecting to PostgreSQL costs more than most of what a message
+# does with it. The connection lives in asgiref's one thread for database calls and is
+# closed there before the test database is dropped (close_thread_connections).
+if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    settings.DATABASES["default"]["CONN_MAX_AGE"] = None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def close_thread_connections(django_db_setup, django_db_blocker):
+    yield
+    with django_db_blocker.unblock():
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+
+
+# A fast hash: the production hasher spends about a second of CPU on every password on
+# purpose, and the suite sets and checks hundreds of them. Servers started by tests keep it.
+settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# After each transactional test Django empties every table and then runs post_migrate again,
+# which recreates the content types and permissions it has just deleted. Those two tables
+# only ever hold what the migrations put there, so they are kept and post_migrate is left
+# out: two thirds of a flush. On PostgreSQL the rest is emptied with DELETE rather than
+# TRUNCATE, which makes new files for every table and index (about 40 times slower for the
+# suite's small tables); Django's foreign keys there are deferred, so the order is free.
+KEPT_TABLES = {"django_content_type", "auth_permission"}
+
+
+def _sql_flush(style, connection, reset_sequences=True, allow_cascade=False):
+    tables = connection.introspection.django_table_names(only_existing=True, include_views=False)
+    tables = [table for table in tables if table not in KEPT_TABLES]
+    if connection.vendor == "postgresql" and not reset_sequences:
+        return [f"DELETE FROM {connection.ops.quote_name(table)};" for table in tables]
+    return connection.ops.sql_flush(
+        style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+    )
+
+
+_flush = flush.Command.handle
+
+
+def _flush_without_post_migrate(self, **options):
+    return _flush(self, **{**options, "inhibit_post_migrate": True})
+
+
+flush.sql_flush = _sql_flush
+flush.Command.handle = _flush_without_post_migrate
 
 # Rate limits count in this process's memory, not in a Redis shared with other test runs.
 settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -53,6 +53,7 @@ class ServerError(RuntimeError):
 
 def _server_env(database_url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ) | (extra or {})
+    env.setdefault("DATABASE_CONN_MAX_AGE", "60")  # as servers under load run
     env["DATABASE_URL"] = database_url
     env["DJANGO_SETTINGS_MODULE"] = "ratumrad_site.settings"
     env["PYTHONUNBUFFERED"] = "1"

@@ -31,10 +31,12 @@ from tests.ws_helpers import (
     TIMEOUT,
     Socket,
     close_all,
+    db_table,
     isolated_sockets,  # noqa: F401 (autouse fixture)
     make_people,
     running_game,
     snapshot,
+    sql_rows,
     waiting_game,
 )
 
@@ -538,11 +540,14 @@ async def test_hostile_frames_on_the_game_socket_are_refused_and_change_nothing(
 
 @database_sync_to_async
 def lobby_snapshot() -> tuple:
+    """Every game, seat and chat line, and the live sockets (plain SQL, as ``snapshot``)."""
     return (
-        list(Game.objects.order_by("pk").values_list("pk", "status", "seq", "state")),
-        list(Seat.objects.order_by("pk").values_list("game_id", "user_id", "left")),
-        ChatMessage.objects.count(),
-        Connection.objects.count(),
+        sql_rows(f"SELECT id, status, seq, CAST(state AS TEXT) FROM {db_table(Game)} ORDER BY id"),
+        sql_rows(f'SELECT game_id, user_id, "left" FROM {db_table(Seat)} ORDER BY id'),
+        *sql_rows(
+            f"""SELECT (SELECT COUNT(*) FROM {db_table(ChatMessage)}),
+                    (SELECT COUNT(*) FROM {db_table(Connection)})"""
+        )[0],
     )
 
 
