@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/loadtest.py [--games 200] [--players 2] [--seconds 30]
                                        [--processes 2] [--sockets 2000] [--url URL]
+                                       [--rate MOVES_PER_SECOND]
+                                       [--flood-sockets 50] [--flood-seconds 10]
 
 Without ``--url`` it starts ``--processes`` daphne processes sharing one port
 (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL when ``DATABASE_URL`` names
@@ -11,15 +13,24 @@ allow ``games x players`` new guests).
 
 Each game's players are clients of their own: one socket each, choosing a random legal move
 from their own STATE (so the clients stay cheap) and sending it with ``expect_seq``. A
-finished game is followed by a new one of the same players. In the same run a few sockets
-send ``PING`` and time the ``PONG``: the floor of a round trip through the same servers.
+finished game is followed by a new one of the same players. By default each game moves as
+soon as its last move is through: the most the servers can do, with every game always
+waiting in their queue. With ``--rate`` the games together offer that many moves per
+second, each game on a fixed beat: the round trip at a load the servers can carry. In the
+same run a few sockets send ``PING`` and time the ``PONG``: the floor of a round trip
+through the same servers.
 
 Every game is set up and every socket open before the clock starts. The servers' output goes
 to a temporary file, or to the file ``LOADTEST_LOG`` names.
 
 Printed: moves applied per second; the move round trip (send → the ACK and every player's
-STATE of the new seq) at p50/p95/p99; the same for the echo; their ratios; and, on a
-process of its own, the memory per open socket for ``--sockets`` idle lobby sockets.
+STATE of the new seq) at p50/p95/p99; the same for the echo; their ratios; the messages
+the players got per move; the CPU time per move of each part of the system (servers,
+PostgreSQL, Redis, this load generator: all share the machine's cores) and the rate those
+cores allow at that cost. Then an echo flood (``--flood-sockets`` sockets sending PING after
+PONG with no pause): round trips per second and CPU per round trip, the ceiling of the
+message path alone. Last, on a process of its own, the memory per open socket for
+``--sockets`` idle lobby sockets.
 """
 
 from __future__ import annotations
@@ -78,6 +89,55 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for {pid}")
 
 
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+def pids_named(name: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if (entry / "comm").read_text().strip() == name:
+                    found.append(int(entry.name))
+    return found
+
+
+class CpuMeter:
+    """CPU seconds spent during a phase by each part of the system on this machine: the
+    server processes, PostgreSQL, Redis and this load generator."""
+
+    def __init__(self, server_pids: list[int]):
+        self.parts = {
+            "servers": lambda: server_pids,
+            "PostgreSQL": lambda: pids_named("postgres"),
+            "Redis": lambda: pids_named("redis-server"),
+            "load generator": lambda: [os.getpid()],
+        }
+        self.start = self.read()
+
+    def read(self) -> dict[str, dict[int, float]]:
+        parts = self.parts.items()
+        return {part: {pid: cpu_seconds(pid) for pid in pids()} for part, pids in parts}
+
+    def spent(self) -> dict[str, float]:
+        """CPU seconds per part since the meter was made. A process that ended meanwhile is
+        missed: the servers keep their database connections, so their backends stay."""
+        now = self.read()
+        return {
+            part: sum(now[part][pid] - self.start[part].get(pid, 0.0) for pid in now[part])
+            for part in now
+        }
+
+
 # ---------------------------------------------------------------------------- clients
 
 
@@ -125,9 +185,18 @@ class Site:
 class Table:
     """One game after another between the same players; records every move's round trip."""
 
-    def __init__(self, site: Site, players: list[Player], rng: random.Random, stats: Stats):
+    def __init__(
+        self,
+        site: Site,
+        players: list[Player],
+        rng: random.Random,
+        stats: Stats,
+        interval: float = 0.0,
+    ):
         self.site, self.players, self.rng, self.stats = site, players, rng, stats
         self.refs = 0
+        self.interval = interval  # seconds from one move of this table to its next (0: at once)
+        self.next_move = 0.0
 
     async def new_game(self) -> int:
         creator = self.players[0]
@@ -172,6 +241,7 @@ class Table:
 
     async def read(self, player: Player) -> None:
         async for raw in player.socket:
+            self.stats.frames += 1
             message = json.loads(raw)
             kind = message["type"]
             if kind == "STATE":
@@ -201,6 +271,8 @@ class Table:
                     return
                 await asyncio.sleep(0.01)  # a STATE is on its way
                 continue
+            if self.interval:
+                await self.pace()
             legal = [m for m in player.state["legal"] if m["type"] != "VOTE_END"]
             move = self.rng.choice(legal)
             self.refs += 1
@@ -223,6 +295,14 @@ class Table:
             await asyncio.gather(*(self.caught_up(p, reply["seq"]) for p in self.players))
             self.stats.moves.append(time.perf_counter() - started)
 
+    async def pace(self) -> None:
+        """Wait for this table's next slot: ``--rate`` moves per second over all tables."""
+        now = time.monotonic()
+        if not self.next_move:  # the tables start spread over one interval
+            self.next_move = now + self.rng.random() * self.interval
+        await asyncio.sleep(max(0.0, self.next_move - now))
+        self.next_move = max(self.next_move + self.interval, time.monotonic())
+
     async def caught_up(self, player: Player, seq: int) -> None:
         """Wait for the STATE of ``seq``; a client that waits too long asks (SYNC), as the
         protocol says a client does when it notices a gap."""
@@ -242,6 +322,9 @@ class Stats:
     refused: dict[str, int] = field(default_factory=dict)
     games: int = 0
     resyncs: int = 0  # STATEs a client asked for after waiting RESYNC_AFTER
+    frames: int = 0  # messages the players received
+    cpu: dict[str, float] = field(default_factory=dict)  # seconds per part of the system
+    flood: tuple[int, float, dict[str, float]] | None = None  # echoes, seconds, cpu per part
 
 
 async def echo(site: Site, token: str, until: float, stats: Stats) -> None:
@@ -262,10 +345,23 @@ async def echo(site: Site, token: str, until: float, stats: Stats) -> None:
         await socket.close()
 
 
+async def flood(site: Site, token: str, until: float, counter: list[int]) -> None:
+    """PING after PONG with no pause: the most round trips one socket gets through."""
+    socket = await site.socket("/ws/lobby/", token)
+    try:
+        while time.monotonic() < until:
+            await socket.send('{"type": "PING"}')
+            while json.loads(await socket.recv()).get("type") != "PONG":
+                pass
+            counter[0] += 1
+    finally:
+        await socket.close()
+
+
 # ---------------------------------------------------------------------------- phases
 
 
-async def load(site: Site, args) -> tuple[Stats, float]:
+async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     rng = random.Random(args.seed)
     print(f"setting up {args.games} games of {args.players} players ...", flush=True)
     people = []
@@ -279,6 +375,7 @@ async def load(site: Site, args) -> tuple[Stats, float]:
             people[i * args.players : (i + 1) * args.players],
             random.Random(rng.random()),
             stats,
+            args.games / args.rate if args.rate else 0.0,
         )
         for i in range(args.games)
     ]
@@ -289,6 +386,7 @@ async def load(site: Site, args) -> tuple[Stats, float]:
     for start in range(0, len(tables), 25):
         games += await asyncio.gather(*(table.seat() for table in tables[start : start + 25]))
     print(f"{len(games)} games running; measuring for {args.seconds:.0f} s ...", flush=True)
+    meter = CpuMeter(server_pids)
     began = time.monotonic()
     until = began + args.seconds
     tasks = [
@@ -299,7 +397,25 @@ async def load(site: Site, args) -> tuple[Stats, float]:
         asyncio.create_task(echo(site, prober.token, until, stats)) for _ in range(ECHO_SOCKETS)
     ]
     await asyncio.gather(*tasks)
-    return stats, time.monotonic() - began
+    seconds = time.monotonic() - began
+    stats.cpu = meter.spent()
+    if args.flood_sockets:
+        stats.flood = await echo_flood(site, args, server_pids)
+    return stats, seconds
+
+
+async def echo_flood(site: Site, args, server_pids: list[int]) -> tuple[int, float, dict]:
+    """Echo round trips flat out on ``--flood-sockets`` sockets: the message path's ceiling."""
+    owner = await site.guest()
+    print(f"echo flood: {args.flood_sockets} sockets for {args.flood_seconds:.0f} s ...")
+    counter = [0]
+    meter = CpuMeter(server_pids)
+    began = time.monotonic()
+    until = began + args.flood_seconds
+    await asyncio.gather(
+        *(flood(site, owner.token, until, counter) for _ in range(args.flood_sockets))
+    )
+    return counter[0], time.monotonic() - began, meter.spent()
 
 
 async def idle_sockets(site: Site, count: int, pid: int) -> float:
@@ -321,7 +437,11 @@ async def idle_sockets(site: Site, count: int, pid: int) -> float:
 def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None:
     moves = stats.moves
     echoes = stats.echoes
-    print(f"servers: {args.processes} processes; {args.games} games of {args.players} players")
+    offered = f"; {args.rate:.0f} moves/s offered" if args.rate else ""
+    print(
+        f"servers: {args.processes} processes; {args.games} games of {args.players} players"
+        + offered
+    )
     print(f"moves applied: {len(moves)} in {seconds:.1f} s = {len(moves) / seconds:.0f} moves/s")
     print(
         f"games finished: {stats.games}; refused: {stats.refused or 'none'};"
@@ -340,14 +460,38 @@ def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None
         )
         print(f"mean move round trip {statistics.mean(moves) * 1000:.1f} ms")
     print(f"open game sockets during the run: {args.games * args.players + ECHO_SOCKETS}")
+    if moves:
+        print(f"messages to the players per move: {stats.frames / len(moves):.1f}")
+        report_cpu("CPU per move", stats.cpu, len(moves), seconds)
+    if stats.flood:
+        echoes, flood_seconds, cpu = stats.flood
+        print(
+            f"echo flood: {echoes / flood_seconds:.0f} round trips/s"
+            f" on {args.flood_sockets} sockets"
+        )
+        report_cpu("CPU per echo", cpu, echoes, flood_seconds)
     if per_socket is not None:
         print(f"idle sockets: {args.sockets} on one process, {per_socket:.1f} KiB each")
+
+
+def report_cpu(title: str, cpu: dict[str, float], count: int, seconds: float) -> None:
+    """CPU milliseconds per unit of work, per part; and the busy share of the machine."""
+    if not count:
+        return
+    parts = ", ".join(f"{part} {spent / count * 1000:.2f}" for part, spent in cpu.items())
+    total = sum(cpu.values())
+    cores = os.cpu_count() or 1
+    print(
+        f"{title} (ms): {parts}; all {total / count * 1000:.2f}"
+        f" -> {cores} cores allow at most {cores * count / total:.0f}/s"
+        f" (busy {total / seconds / cores:.0%} of {cores} cores)"
+    )
 
 
 async def main_async(args) -> None:
     if args.url:
         site = Site(args.url)
-        stats, seconds = await load(site, args)
+        stats, seconds = await load(site, args, [])
         report(stats, seconds, args, None)
         return
     with contextlib.ExitStack() as stack:
@@ -362,7 +506,7 @@ async def main_async(args) -> None:
         stack.callback(cluster.stop, processes)
         site = Site(f"http://127.0.0.1:{sock.getsockname()[1]}")
         await wait_ready(site)
-        stats, seconds = await load(site, args)
+        stats, seconds = await load(site, args, [process.pid for process in processes])
         per_socket = None
         if args.sockets:
             # A process of its own, so that all the idle sockets land on it.
@@ -398,8 +542,18 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--players", type=int, default=2, choices=range(2, 6))
     parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0,
+        help="moves per second offered over all games (0: each game moves as soon as it can)",
+    )
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--sockets", type=int, default=2000, help="idle sockets (0: skip)")
+    parser.add_argument(
+        "--flood-sockets", type=int, default=50, help="sockets of the echo flood (0: skip)"
+    )
+    parser.add_argument("--flood-seconds", type=float, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--url", help="drive a running server instead of starting one")
     args = parser.parse_args()

@@ -6,12 +6,17 @@ database and channel layer.
 
 Use a throwaway database: the script migrates it and creates users and a 4-player game.
 Prints the median and p90 of ``services.move_apply`` in milliseconds, and the CPU time it
-takes in this process (what a server process spends on a move before any socket work).
+takes in this process (what a server process spends on a move before any socket work) and,
+on PostgreSQL, in the database's backend process.
+
+Then, as a floor, the same figures for the least a durable move needs, in plain SQL with no
+ORM and no rules: lock the game row, write a state of the same size and one log row, commit.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -51,6 +56,8 @@ def main() -> None:
     times: list[float] = []
     cpu_times: list[float] = []  # this process's CPU time: Python, the ORM and the driver
     game = None
+    backend = backend_pid()  # the connection stays open: DEBUG is off, no request ends it
+    backend_cpu = 0.0
     while len(times) < args.moves:
         if game is None or game.status == Game.Status.FINISHED:
             game = services.game_create(user=users[0], name=f"bench {tag}", max_players=4)
@@ -61,10 +68,12 @@ def main() -> None:
         movers = [p.id for p in state.players if engine.turn_moves(state, p.id)]
         mover = rng.choice(movers)
         move = rng.choice(engine.turn_moves(state, mover))
+        backend_started = cpu_seconds(backend)
         started, cpu = time.perf_counter(), time.process_time()
         services.move_apply(game_id=game.pk, user=by_id[mover], move=move)
         times.append(time.perf_counter() - started)
         cpu_times.append(time.process_time() - cpu)
+        backend_cpu += cpu_seconds(backend) - backend_started
         game.refresh_from_db()
     times.sort()
     print(f"moves: {len(times)}")
@@ -72,6 +81,68 @@ def main() -> None:
     print(f"move_apply p90: {times[int(len(times) * 0.9)] * 1000:.1f} ms")
     cpu = statistics.mean(cpu_times)
     print(f"CPU per move in this process: {cpu * 1000:.2f} ms (one core: {1 / cpu:.0f} moves/s)")
+    if backend is not None:
+        print(f"CPU per move in the database backend: {backend_cpu / len(times) * 1000:.2f} ms")
+        floor(game, users[0], backend, args.moves)
+
+
+def backend_pid() -> int | None:
+    """The process of this connection's PostgreSQL backend (None on other databases)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """User and system CPU time of process ``pid`` so far (``pid`` None: 0)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def floor(game, user, backend: int, count: int) -> None:
+    """The least a durable move costs: one transaction that locks the game row, writes a
+    state as large as the real one and a log row, and commits; plain SQL through the driver.
+    """
+    from django.db import connection, transaction
+
+    from games.models import Game, Move
+
+    state = json.dumps(Game.objects.get(pk=game.pk).state)
+    row = Game.objects.create(name="floor", max_players=2, creator=user, seed=0)
+    games, moves = Game._meta.db_table, Move._meta.db_table
+    times, cpu_times = [], []
+    backend_started = cpu_seconds(backend)
+    for _ in range(count):
+        started, cpu = time.perf_counter(), time.process_time()
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"SELECT seq FROM {games} WHERE id = %s FOR UPDATE", [row.pk])
+            (seq,) = cursor.fetchone()
+            cursor.execute(
+                f"UPDATE {games} SET state = %s, seq = %s, updated = now() WHERE id = %s",
+                [state, seq + 1, row.pk],
+            )
+            cursor.execute(
+                f"INSERT INTO {moves} (game_id, seq, user_id, payload, created)"
+                " VALUES (%s, %s, %s, %s, now())",
+                [row.pk, seq + 1, user.pk, '{"type": "TAKE_WHEEL", "source": "deck"}'],
+            )
+        times.append(time.perf_counter() - started)
+        cpu_times.append(time.process_time() - cpu)
+    backend_cpu = cpu_seconds(backend) - backend_started
+    times.sort()
+    cpu = statistics.mean(cpu_times)
+    print(f"floor, plain SQL: median {statistics.median(times) * 1000:.1f} ms;")
+    print(
+        f"  CPU per move {cpu * 1000:.2f} ms here, {backend_cpu / count * 1000:.2f} ms in the"
+        f" database backend: two cores allow at most {2 / (cpu + backend_cpu / count):.0f}"
+        " moves/s"
+    )
 
 
 if __name__ == "__main__":

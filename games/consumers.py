@@ -28,6 +28,7 @@ import time
 from collections import deque
 from datetime import timedelta
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -213,13 +214,26 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 
     async def dispatch(self, message: dict) -> None:
         if message["type"].startswith("websocket."):
-            await super().dispatch(message)
+            await self.handle(message)
             return
         try:
-            await super().dispatch(message)
+            await self.handle(message)
         except Exception:
             # A failed push must not close the socket; the next STATE (or SYNC) repairs it.
             logger.exception("socket %s: handling %s failed", self.channel_name, message["type"])
+
+    async def handle(self, message: dict) -> None:
+        """Channels' dispatch without its database clean-up before every message.
+
+        That clean-up is one hop to asgiref's single sync thread per message, frames and
+        group messages alike, and all sockets of the process queue for it. These consumers
+        touch the database only through ``database_sync_to_async``, which closes broken and
+        expired connections in its own thread before and after every call.
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"no handler for message type {message['type']}")
+        await handler(message)
 
     # ------------------------------------------------------------------ client frames
 
