@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import bots as bot_driver
-from games import broadcast, selectors, turns
+from games import broadcast, rows, selectors, turns
 from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import basel
@@ -381,10 +381,10 @@ def _record(
         game.finished = timezone.now()
         game.end_reason = state.end_reason or ""
     if move is not None:
-        Move.objects.create(game=game, seq=state.seq, user=user, payload=move)
+        rows.insert([Move(game=game, seq=state.seq, user=user, payload=move)])
     _store(game, state, seats, events)
-    Event.objects.bulk_create(
-        Event(game=game, seq=state.seq, kind=event["kind"], data=event) for event in events
+    rows.insert(
+        [Event(game=game, seq=state.seq, kind=event["kind"], data=event) for event in events]
     )
     if was_playing and state.status == engine.FINISHED:
         game_finished.send(sender=Game, game=game, results=state.results)
@@ -425,11 +425,12 @@ def _store(game: Game, state: engine.GameState, seats: list[Seat], events: list[
     before = game.state
     game.state = engine.to_dict(state)
     game.seq = state.seq
-    game.save(
-        update_fields=[
+    rows.update(
+        game,
+        [
             *("state", "seq", "status", "started", "finished", "end_reason"),
             *("turn_deadline", "updated"),
-        ]
+        ],
     )
     by_user = {seat.user_id: seat for seat in seats}
     totals = {row["player"]: (row["total"], row["place"]) for row in state.results or []}
@@ -441,14 +442,16 @@ def _store(game: Game, state: engine.GameState, seats: list[Seat], events: list[
         if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
             for name, value in zip(SEAT_FIELDS, values, strict=True):
                 setattr(seat, name, value)
-            seat.save(update_fields=SEAT_FIELDS)
-    BuiltRoad.objects.bulk_create(
-        BuiltRoad(game=game, road=road, seat=by_user[state.players[owner].id], seq=state.seq)
-        for road, owner in (
-            (event["road"], state.road_owner[event["road"]])
-            for event in events
-            if event["kind"] == "built_road"
-        )
+            rows.update(seat, SEAT_FIELDS)
+    rows.insert(
+        [
+            BuiltRoad(game=game, road=road, seat=by_user[state.players[owner].id], seq=state.seq)
+            for road, owner in (
+                (event["road"], state.road_owner[event["road"]])
+                for event in events
+                if event["kind"] == "built_road"
+            )
+        ]
     )
     if any(event["kind"] in DESTINATION_EVENTS for event in events):
         _store_destinations(game, before, game.state, state.results, by_user)

@@ -7,8 +7,8 @@ import pytest
 from channels.db import database_sync_to_async
 from django.db import DatabaseError
 
-from games import broadcast, consumers, services
-from games.models import Move
+from games import broadcast, consumers, rows, services
+from games.models import Event, Move
 from tests.ws_helpers import (
     Socket,
     close_all,
@@ -27,6 +27,19 @@ async def people():
     return await make_people()
 
 
+def refuse_the_log(monkeypatch) -> None:
+    """The database refuses a move's last write, its feed events: by then the move's log
+    row, the game and the mover's seat have been written in the same transaction."""
+    insert = rows.insert
+
+    def insert_or_refuse(instances):
+        if instances and isinstance(instances[0], Event):
+            raise DatabaseError("could not extend file: No space left on device")
+        insert(instances)
+
+    monkeypatch.setattr(rows, "insert", insert_or_refuse)
+
+
 async def test_a_write_the_database_refuses_is_an_error_and_changes_nothing(people, monkeypatch):
     game_id = await running_game(people, 2)
     mover = await current_person(people, game_id)
@@ -34,11 +47,8 @@ async def test_a_write_the_database_refuses_is_an_error_and_changes_nothing(peop
     before = await snapshot(game_id)
     move = {"type": "TAKE_WHEEL", "source": "deck", "expect_seq": before[0]}
 
-    def refuse(*args, **kwargs):
-        raise DatabaseError("could not extend file: No space left on device")
-
     with monkeypatch.context() as broken:
-        broken.setattr(Move.objects, "create", refuse)
+        refuse_the_log(broken)
         await socket.send({**move, "ref": "full-disk"})
         error = (await socket.until("ERROR"))[-1]
     assert error["code"] == "unavailable" and error["ref"] == "full-disk"
@@ -118,15 +128,16 @@ def test_services_roll_a_refused_write_back_entirely(people_sync, monkeypatch):
     before = type(game).objects.get(pk=game.pk)
     keep = services.engine.legal_moves(services.load_state(before), alice.pk)[0]
 
-    def refuse(*args, **kwargs):
-        raise DatabaseError("connection lost")
-
-    monkeypatch.setattr(Move.objects, "create", refuse)
+    refuse_the_log(monkeypatch)
     with pytest.raises(DatabaseError):
         services.move_apply(game_id=game.pk, user=alice, move=keep)
     stored = type(game).objects.get(pk=game.pk)
     assert (stored.seq, stored.state) == (before.seq, before.state)
     assert not Move.objects.filter(game=game).exists()
+    assert list(Event.objects.filter(game=game).values_list("kind", flat=True)) == [
+        "joined",
+        "dealt",
+    ]
 
 
 @pytest.fixture
