@@ -1,6 +1,8 @@
 """Settings for the whole test run that must be in place before the ASGI app is imported,
 and the personas of the page tests."""
 
+import os
+
 import pytest
 from asgiref.sync import SyncToAsync
 from django.conf import settings
@@ -26,13 +28,14 @@ settings.BOT_DELAY = 0
 # Sockets of the test process keep their database connection, as servers under load do
 # (DATABASE_CONN_MAX_AGE): connecting to PostgreSQL costs more than most of what a message
 # does with it. The connection lives in asgiref's one thread for database calls and is
-# closed there before the test database is dropped (close_thread_connections).
+# closed there before the test database is dropped (django_db_setup below).
 if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     settings.DATABASES["default"]["CONN_MAX_AGE"] = None
 
 
-@pytest.fixture(scope="session", autouse=True)
-def close_thread_connections(django_db_setup, django_db_blocker):
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, and afterwards the sockets' connection closed."""
     yield
     with django_db_blocker.unblock():
         SyncToAsync.single_thread_executor.submit(connections.close_all).result()
@@ -73,6 +76,17 @@ flush.Command.handle = _flush_without_post_migrate
 
 # Rate limits count in this process's memory, not in a Redis shared with other test runs.
 settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+def pytest_collection_modifyitems(config, items):
+    """With RATUMRAD_SKIP_ENGINE_TESTS=1, leave out the tests marked ``engine``: their results
+    do not depend on DATABASE_URL or REDIS_URL, so CI runs them in one of its two passes."""
+    if os.environ.get("RATUMRAD_SKIP_ENGINE_TESTS", "").strip() != "1":
+        return
+    engine = [item for item in items if item.get_closest_marker("engine")]
+    if engine:
+        config.hook.pytest_deselected(items=engine)
+        items[:] = [item for item in items if not item.get_closest_marker("engine")]
 
 
 def person(name: str):

@@ -51,9 +51,15 @@ class ServerError(RuntimeError):
 # ---------------------------------------------------------------------------- database
 
 
+SERVER_REDIS_PREFIX = f"ratumrad-test-{secrets.token_hex(4)}"
+
+
 def _server_env(database_url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ) | (extra or {})
     env.setdefault("DATABASE_CONN_MAX_AGE", "60")  # as servers under load run
+    # Groups such as "lobby" and the rate limits of these servers are their own in a Redis
+    # that the test process itself and other test runs use at the same time.
+    env.setdefault("REDIS_PREFIX", SERVER_REDIS_PREFIX)
     env["DATABASE_URL"] = database_url
     env["DJANGO_SETTINGS_MODULE"] = "ratumrad_site.settings"
     env["PYTHONUNBUFFERED"] = "1"

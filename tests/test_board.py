@@ -4,6 +4,8 @@ import pytest
 
 from games.ratumrad.board import make_board
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 PLACES = [{"id": p, "name": p, "x": 0.0, "y": 0.0} for p in "abc"]
 CARD = [{"id": 0, "a": "a", "b": "c", "points": 3}]
 

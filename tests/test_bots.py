@@ -15,6 +15,8 @@ from games.ratumrad import bots, engine
 from games.ratumrad.board import basel
 from tests.engine_boards import TOY
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 BOARDS = {"toy": TOY, "basel": basel()}
 
 

@@ -26,6 +26,8 @@ from games.ratumrad.invariants import check_invariants
 from games.ratumrad.simulation import options, play_random_game
 from tests.engine_boards import PERSONAS, TOY, started
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 # CI replays the same examples every run and skips shrinking: a shrink of a long game can take
 # minutes. The failing example is still printed; the explore profile shrinks it.
 settings.register_profile(

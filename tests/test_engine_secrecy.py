@@ -18,6 +18,8 @@ from games.ratumrad.invariants import check_invariants
 from tests.engine_boards import PERSONAS, TOY
 from tests.test_engine_properties import BOARDS, copy_of, deal, draw_move, examples, states
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 PLAYER_COUNTS = [2, 3, 4, 5]
 SECRET_KEYS = {"deck", "discard", "short_deck", "out_of_game", "prep_returned", "rng", "seed"}
 SECRET_EVENT_KEYS = {"hand", "destinations", "pending", "keep", "card", "complete", "deck"}

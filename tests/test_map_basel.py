@@ -19,6 +19,8 @@ import pytest
 from games.ratumrad import board
 from games.ratumrad.data import build_basel as gen
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 JSON_PATH = board.DATA_DIR / "basel.json"
 CROSSING_COLOUR = board.GREY
 # A road must keep this many map units (about 90 m) away from every third place.

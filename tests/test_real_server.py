@@ -693,10 +693,11 @@ async def test_a_computer_player_waits_its_delay_and_its_move_arrives_at_once(
                     legal = [m for m in state["legal"] if m["type"] != "VOTE_END"]
                     move = next((m for m in legal if m["type"] == "TAKE_WHEEL"), legal[0])
                     ref = f"d{turn}"
+                    # Before the send: the ACK may reach this client after the delay has begun.
+                    sent = time.monotonic()
                     await socket.send({**move, "ref": ref, "expect_seq": state["seq"]})
                     answer = await socket.answer(ref)
                     assert answer["type"] == "ACK", answer
-                    sent = time.monotonic()
                     await socket.state_at(answer["seq"])
                     if socket.latest()["current_player"] == lea.id:
                         continue  # her second card, or still her turn

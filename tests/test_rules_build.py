@@ -6,6 +6,8 @@ from games.ratumrad import engine
 from games.ratumrad.engine import BadField, IllegalMove
 from tests.engine_boards import TOY, cards, current, hand, started, take
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 
 def build(road, **fields):
     return {"type": "BUILD_ROAD", "road": road, **fields}

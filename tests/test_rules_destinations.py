@@ -6,6 +6,8 @@ from games.ratumrad import engine
 from games.ratumrad.engine import IllegalMove
 from tests.engine_boards import current, hand, started
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 DRAW = {"type": "DRAW_DESTINATION_CARDS"}
 
 

@@ -6,6 +6,8 @@ from games.ratumrad import engine
 from games.ratumrad.engine import IllegalMove
 from tests.engine_boards import cards, current, started, take
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 
 def display(state, *names):
     state.face_up = cards(*names)

@@ -6,6 +6,8 @@ from games.ratumrad import engine
 from games.ratumrad.paths import longest_path
 from tests.engine_boards import TOY, current, hand, started, take
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 VOTE = {"type": "VOTE_END", "end": True}
 
 

@@ -6,6 +6,8 @@ from games.ratumrad import engine
 from games.ratumrad.engine import IllegalMove
 from tests.engine_boards import PERSONAS, TOY, started
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 PREP = "SHORT_DESTINATION_CARDS_SELECTED_IN_PREPARATION"
 
 

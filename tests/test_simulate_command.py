@@ -11,6 +11,8 @@ from django.core.management.base import CommandError
 
 from games.ratumrad import simulation
 
+pytestmark = pytest.mark.engine  # neither database nor channel layer
+
 FIGURE = re.compile(r"^(?P<name>[a-z ]+): (?P<value>-?\d+(\.\d+)?)$")
 
 
