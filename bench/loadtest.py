@@ -53,6 +53,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from procfs import cpu_seconds, pids_named, rss_kib  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from ratumrad_site import cluster  # noqa: E402
@@ -80,35 +81,6 @@ def percentile(values: list[float], share: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for {pid}")
-
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU time of process ``pid`` so far (0 if it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
-
-
-def pids_named(name: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if (entry / "comm").read_text().strip() == name:
-                    found.append(int(entry.name))
-    return found
 
 
 class CpuMeter:
@@ -387,6 +359,7 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
         games += await asyncio.gather(*(table.seat() for table in tables[start : start + 25]))
     print(f"{len(games)} games running; measuring for {args.seconds:.0f} s ...", flush=True)
     meter = CpuMeter(server_pids)
+    stats.frames = 0  # the STATEs and PRESENCEs of the setup are not the moves'
     began = time.monotonic()
     until = began + args.seconds
     tasks = [

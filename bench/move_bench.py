@@ -26,6 +26,8 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from procfs import cpu_seconds
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratumrad_site.settings")
 # As in production: DEBUG would keep every query in memory and wrap every cursor.
 os.environ.setdefault("DJANGO_DEBUG", "0")
@@ -95,14 +97,6 @@ def backend_pid() -> int | None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         return cursor.fetchone()[0]
-
-
-def cpu_seconds(pid: int | None) -> float:
-    """User and system CPU time of process ``pid`` so far (``pid`` None: 0)."""
-    if pid is None:
-        return 0.0
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def floor(game, user, backend: int, count: int) -> None:
