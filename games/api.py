@@ -16,8 +16,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import queries, selectors, services
-from games.ratumrad import board
+from games import queries, registry, selectors, services
+from games.kinds import ratumrad
 from games.serializers import (
     ErrorSerializer,
     GameCreateSerializer,
@@ -25,6 +25,7 @@ from games.serializers import (
     GameLogSerializer,
     GameSummarySerializer,
     GameViewSerializer,
+    KindSerializer,
     MapSerializer,
 )
 
@@ -248,4 +249,21 @@ class BaselMapView(APIView):
         responses={200: MapSerializer, 401: BAD_TOKEN},
     )
     def get(self, request: Request) -> Response:
-        return Response(board.basel().to_public_dict())
+        return Response(ratumrad.public_map())
+
+
+class KindListView(APIView):
+    """The kinds of game the site offers."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="kinds_list",
+        tags=["games"],
+        summary="The kinds of game, with their seats and options",
+        description="Each option with its type, choices and default; `POST /api/games/` takes"
+        " `kind` and `options`.",
+        responses={200: KindSerializer(many=True), 401: BAD_TOKEN},
+    )
+    def get(self, request: Request) -> Response:
+        return Response([kind.public_dict() for kind in registry.KINDS.values()])

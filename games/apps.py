@@ -5,3 +5,10 @@ from django.utils.translation import gettext_lazy as _
 class GamesConfig(AppConfig):
     name = "games"
     verbose_name = _("Games")
+
+    def ready(self) -> None:
+        from games import bots
+        from games.models import Game
+        from games.signals import bots_may_move
+
+        bots_may_move.connect(bots.on_bots_may_move, sender=Game, dispatch_uid="games.bots")

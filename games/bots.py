@@ -2,10 +2,11 @@
 
 It moves for the computer players' seats and for the seats of people whose turn timer ran
 out or who left the game (``Seat.computer_plays``), always with the heuristic bot for the
-latter.
+latter (the kind's ``default_bot``).
 
-``games.services`` calls :func:`kick` after the commit of every change of a game being played
-that has bot seats; the game socket calls it on ``SYNC`` too. A bot decides from its own seat's
+``games.services`` sends ``games.signals.bots_may_move`` after the commit of every change of a
+game being played that has bot seats, which calls :func:`kick`; the game socket calls it on
+``SYNC`` too. A bot decides from its own seat's
 view (``selectors.game_view``), exactly what a person in that seat would be sent, and moves
 through ``services.move_apply`` with the ``expect_seq`` it decided on. So a bot moves at most
 once per turn however many drivers run: a second driver's move is ``stale`` and dropped.
@@ -35,11 +36,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connections
 
-from games import selectors, services
+from games import registry, selectors, services
 from games.models import Game, Seat
-from games.ratumrad import engine
-from games.ratumrad.board import basel
-from games.ratumrad.bots import make_bot
 
 logger = logging.getLogger(__name__)
 
@@ -134,13 +132,15 @@ def _move_now(game_id: int) -> None:
         logger.exception("game %s: a bot move failed", game_id)
 
 
-VOTE_YES = {"type": "VOTE_END", "end": True}
+def on_bots_may_move(sender, game_id: int, **kwargs) -> None:
+    kick(game_id)
 
 
-def _next_bot(game_id: int) -> tuple[Game, engine.GameState, Seat, dict | None] | None:
+def _next_bot(game_id: int) -> tuple[Game, object, Seat, dict | None] | None:
     """The game, its state and a computer-played seat that may move now, if there is one.
 
-    The last item is the move the seat must make regardless of its bot (a vote), or None.
+    The last item is the move the seat must make regardless of its bot (the kind's
+    ``forced_bot_move``), or None.
     """
     game = Game.objects.filter(pk=game_id).first()
     if game is None or not game.is_playing or game.state is None:
@@ -151,22 +151,18 @@ def _next_bot(game_id: int) -> tuple[Game, engine.GameState, Seat, dict | None] 
     )
     if not computer:
         return None
+    kind = registry.get(game.kind)
     state = selectors.engine_state(game)
     people = [seat for seat in seats if not seat.computer_plays]
-    # R8.2 needs every vote: once all the people at the table want to end, the computer
-    # players agree (they never start a vote).
-    if people and all(_voted(state, seat) for seat in people):
-        for seat in computer:
-            if not _voted(state, seat):
-                return game, state, seat, VOTE_YES
+    forced = kind.glue.forced_bot_move(state, people, computer)
+    if forced is not None:
+        seat, move = forced
+        return game, state, seat, move
+    to_move = set(kind.engine.to_move(state))
     for seat in computer:
-        if engine.turn_moves(state, seat.user_id):
+        if seat.user_id in to_move:
             return game, state, seat, None
     return None
-
-
-def _voted(state: engine.GameState, seat: Seat) -> bool:
-    return state.players[state.index_of(seat.user_id)].vote_end
 
 
 def step(game_id: int) -> bool:
@@ -177,8 +173,9 @@ def step(game_id: int) -> bool:
     game, state, seat, move = found
     view = selectors.game_view(game, seat.user_id, state)
     if move is None:
-        bot = make_bot(seat.bot or services.BOT_KIND, seed=game.seed + game.seq)
-        move = bot.choose(view, basel())
+        kind = registry.get(game.kind)
+        bot = kind.engine.make_bot(seat.bot or kind.default_bot, seed=game.seed + game.seq)
+        move = bot.choose(view)
     try:
         services.move_apply(
             game_id=game_id, user=seat.user, move=move, expect_seq=view["seq"], by_bot=True

@@ -12,7 +12,6 @@ from channels.layers import get_channel_layer
 
 from games import selectors
 from games.models import ChatMessage, Game, Seat
-from games.ratumrad import engine
 
 LOBBY_GROUP = "lobby"
 
@@ -48,7 +47,7 @@ def _send_all(messages: list[tuple[str, dict]]) -> None:
 
 def game_changed(
     game: Game,
-    state: engine.GameState | None,
+    state: object | None,
     events: list[dict],
     seats: list[Seat] | None = None,
 ) -> None:

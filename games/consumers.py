@@ -36,10 +36,8 @@ from django.db import DatabaseError, connection
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
-from games import bots, broadcast, feed, selectors, services
+from games import bots, broadcast, registry, selectors, services
 from games.models import ChatMessage, Connection, Game, Seat
-from games.ratumrad import engine
-from games.ratumrad.board import basel
 from ratumrad_site.ws_auth import header
 
 logger = logging.getLogger(__name__)
@@ -342,8 +340,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 class GameConsumer(ProtocolConsumer):
     """``/ws/games/<id>/``: seated players get their own view, anyone else the public one."""
 
+    # The game's moves (its kind's MOVE_TYPES) are added when the socket opens.
     handlers = {
-        **{move_type: "on_move" for move_type in engine.MOVE_TYPES},
         "SYNC": "on_sync",
         "CHAT": "on_chat",
         "REQUEST_HISTORY": "on_history",
@@ -361,12 +359,14 @@ class GameConsumer(ProtocolConsumer):
         self.caught_up_seq = -1  # the feed entries up to here came with a catch-up
         self.names: dict[int, str] = {}
         await self.accept()
-        seated = await database_sync_to_async(self._seated)()
-        if seated is None:
+        found = await database_sync_to_async(self._seated)()
+        if found is None:
             await self.send_error("not_found", f"there is no game {self.game_id}")
             await self.close(CLOSE_NOT_FOUND)
             return
-        self.seated = seated
+        self.kind, self.seated = found
+        moves = {move_type: "on_move" for move_type in self.kind.engine.MOVE_TYPES}
+        self.handlers = {**moves, **type(self).handlers}
         self.joined_at = time.time()
         await self.join_group(broadcast.game_group(self.game_id))
         await self.join_group(self.view_group())
@@ -396,10 +396,13 @@ class GameConsumer(ProtocolConsumer):
 
     # database work, run in a worker thread
 
-    def _seated(self) -> bool | None:
-        if not Game.objects.filter(pk=self.game_id).exists():
+    def _seated(self) -> tuple[registry.GameKind, bool] | None:
+        """The game's kind and whether the user has a seat; None if there is no such game."""
+        kind = Game.objects.filter(pk=self.game_id).values_list("kind", flat=True).first()
+        if kind is None:
             return None
-        return Seat.objects.filter(game_id=self.game_id, user=self.user).exists()
+        seated = Seat.objects.filter(game_id=self.game_id, user=self.user).exists()
+        return registry.get(kind), seated
 
     def _enter(self) -> tuple[dict, bool]:
         arrived = self.record_connection(self.game_id)
@@ -561,5 +564,5 @@ class GameConsumer(ProtocolConsumer):
 
     def feed_entry(self, event: dict) -> dict:
         with translation.override(self.language):
-            text = feed.describe(event, self.names, basel())
+            text = self.kind.glue.describe(event, self.names)
         return {"player": None, **event, "text": text}

@@ -1,9 +1,10 @@
 """Games, seats, roads, destination cards, the move log, the activity feed and chat.
 
-``Game.state`` holds the engine's full state (``engine.to_dict``: decks, hands, the random
-generator) and is the truth a restarted server resumes from. Seats, built roads and
-destination cards are kept in step with it in the same transaction, so that the admin,
-rankings and queries can read them without the engine. Nothing here is sent to a client
+``Game.state`` holds the engine's full state (the kind's ``to_dict``: decks, hands, the random
+generator) and is the truth a restarted server resumes from. Seats (and, for Rat um Rad, built
+roads and destination cards) are kept in step with it in the same transaction by the kind's
+glue (``games.kinds``), so that the admin, rankings and queries can read them without the
+engine. Nothing here is sent to a client
 directly: views come from ``games.selectors``.
 """
 
@@ -26,6 +27,10 @@ class Game(models.Model):
     OVER = (Status.FINISHED, Status.ABORTED)
 
     name = models.CharField(_("name"), max_length=64)
+    # What is played: a key of ``games.registry.KINDS`` and that kind's options (checked by
+    # its engine's ``check_options`` when the game is created).
+    kind = models.CharField(_("kind"), max_length=16, default="ratumrad", db_index=True)
+    options = models.JSONField(_("options"), default=dict, blank=True)
     board = models.CharField(max_length=32, default="basel")
     status = models.CharField(
         _("status"), max_length=16, choices=Status.choices, default=Status.WAITING, db_index=True

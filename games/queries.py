@@ -16,12 +16,19 @@ def listed_games(user_id: int | None) -> QuerySet[Game]:
 
 
 def lobby_games(
-    *, user_id: int | None = None, status: str | None = None, limit: int = 50, offset: int = 0
+    *,
+    user_id: int | None = None,
+    status: str | None = None,
+    kind: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
 ) -> list[dict]:
     """Game summaries, newest first, in one query (the seat count is annotated)."""
     games = listed_games(user_id).annotate(seat_count=Count("seats")).order_by("-created", "-id")
     if status:
         games = games.filter(status=status)
+    if kind:
+        games = games.filter(kind=kind)
     return [
         selectors.game_summary(game, game.seat_count) for game in games[offset : offset + limit]
     ]

@@ -7,9 +7,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
+from games import registry
 from games.models import ChatMessage, Connection, Event, Game, Seat
-from games.ratumrad import engine
-from games.ratumrad.board import basel
 
 
 def game_summary(game: Game, seat_count: int | None = None) -> dict:
@@ -19,6 +18,8 @@ def game_summary(game: Game, seat_count: int | None = None) -> dict:
     return {
         "id": game.pk,
         "name": game.name,
+        "kind": game.kind,
+        "options": game.options,
         "status": game.status,
         "players": seat_count,
         "max_players": game.max_players,
@@ -84,6 +85,8 @@ def decorate(view: dict, game: Game, details: dict[int, dict]) -> dict:
     """Add what the engine does not know: the game's id and name, player names, presence,
     the turn timer."""
     view["game_id"] = game.pk
+    view["kind"] = game.kind
+    view["options"] = game.options
     view["name"] = game.name
     view.update(timer_fields(game))
     view["status"] = game.status  # ABORTED is the site's, not the engine's
@@ -99,45 +102,28 @@ def decorate(view: dict, game: Game, details: dict[int, dict]) -> dict:
 
 def waiting_view(game: Game, details: dict[int, dict], user_id: int | None) -> dict:
     """A game that has not been dealt yet: its seats, and an empty table."""
+    glue = registry.get(game.kind).glue
     return {
         "game_id": game.pk,
+        "kind": game.kind,
+        "options": game.options,
         "name": game.name,
         "status": game.status,
         "seq": game.seq,
         "max_players": game.max_players,
         "creator": game.creator_id,
         "current_player": None,
-        "turn": None,
-        "final_round": False,
-        "final_turns_left": None,
-        "players": [
-            {
-                "id": uid,
-                "color": None,
-                "score": 0,
-                "wheels": engine.WHEELS,
-                "wheel_cards": 0,
-                "destination_cards": 0,
-                "pending_destination_cards": 0,
-                "prepared": False,
-                "voted_end": False,
-                **info,
-            }
-            for uid, info in details.items()
-        ],
-        "face_up": [None] * engine.DISPLAY_SIZE,
-        "deck": 0,
-        "discard": 0,
-        "short_deck": 0,
-        "roads": [],
+        **glue.waiting_table(game),
+        "players": [{"id": uid, **glue.waiting_player(), **info} for uid, info in details.items()],
         "legal": [],
         **timer_fields(game),
         **({"you": {"player_id": user_id}} if user_id in details else {}),
     }
 
 
-def engine_state(game: Game) -> engine.GameState | None:
-    return None if game.state is None else engine.from_dict(game.state, basel())
+def engine_state(game: Game):
+    """The engine state of ``game`` (None before the deal)."""
+    return None if game.state is None else registry.get(game.kind).engine.from_dict(game.state)
 
 
 def viewer_id(user: AbstractBaseUser | None) -> int | None:
@@ -147,7 +133,7 @@ def viewer_id(user: AbstractBaseUser | None) -> int | None:
 def game_view(
     game: Game,
     user_id: int | None,
-    state: engine.GameState | None = None,
+    state=None,
     details: dict[int, dict] | None = None,
 ) -> dict:
     """What user ``user_id`` may see of ``game`` (R9): their seat's view, or the public one."""
@@ -155,8 +141,8 @@ def game_view(
     if game.state is None:
         return waiting_view(game, details, user_id)
     state = state or engine_state(game)
-    seated = user_id if user_id in state.seats else None
-    return decorate(engine.view(state, seated), game, details)
+    seated = user_id if user_id in details else None
+    return decorate(registry.get(game.kind).engine.view(state, seated), game, details)
 
 
 def game_log(game: Game) -> dict:
@@ -164,6 +150,8 @@ def game_log(game: Game) -> dict:
     state = game.state or {}
     return {
         "game_id": game.pk,
+        "kind": game.kind,
+        "options": game.options,
         "board": game.board,
         "seed": game.seed,
         "players": [seat.user_id for seat in game.seats.order_by("joined", "id")],

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from games import registry
+from games.kinds import ratumrad
 from games.models import Game
-from games.ratumrad import board, engine
 
-COLOR_CHOICES = [*board.CARD_COLORS, board.GREY]
+COLOR_CHOICES = list(ratumrad.ROAD_COLORS)
 TURN_CHOICES = ["second_card", "choose_destinations"]
 LIST_LIMIT = 50
 LIST_MAX_LIMIT = 100
@@ -44,10 +45,17 @@ class ErrorSerializer(serializers.Serializer):
 # ---------------------------------------------------------------------------- requests
 
 
+def kind_field(**kwargs) -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=list(registry.KINDS), help_text="the kind of game (`GET /api/kinds/`)", **kwargs
+    )
+
+
 class GameListQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(
         choices=Game.Status.choices, required=False, help_text="only games in this status"
     )
+    kind = kind_field(required=False)
     limit = serializers.IntegerField(
         min_value=1, max_value=LIST_MAX_LIMIT, default=LIST_LIMIT, help_text="page size"
     )
@@ -58,7 +66,18 @@ class GameListQuerySerializer(serializers.Serializer):
 
 class GameCreateSerializer(serializers.Serializer):
     name = TextField(max_length=64)
-    max_players = serializers.IntegerField(min_value=2, max_value=5, help_text="seats (R1.1)")
+    kind = kind_field(default=registry.DEFAULT_KIND)
+    options = serializers.DictField(
+        default=dict,
+        help_text="the kind's options (`GET /api/kinds/` lists them with their defaults)",
+    )
+    max_players = serializers.IntegerField(
+        min_value=1,
+        max_value=8,
+        required=False,
+        help_text="seats, within the kind's range (Rat um Rad: 2 to 5, R1.1); by default the"
+        " kind's least; a solo kind takes none",
+    )
     bots = serializers.IntegerField(
         min_value=0,
         max_value=4,
@@ -68,6 +87,14 @@ class GameCreateSerializer(serializers.Serializer):
     private = serializers.BooleanField(
         default=False, help_text="not listed in the lobby; people join it by its link"
     )
+
+    def validate(self, data: dict) -> dict:
+        if "max_players" not in data and not registry.get(data["kind"]).solo:
+            raise serializers.ValidationError(
+                {"max_players": [self.fields["max_players"].error_messages["required"]]}
+            )
+        return data
+
     turn_seconds = serializers.IntegerField(
         min_value=0,
         max_value=3600,
@@ -85,6 +112,8 @@ class GameCreateSerializer(serializers.Serializer):
 class GameSummarySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
+    kind = serializers.CharField(help_text="the kind of game")
+    options = serializers.DictField(help_text="the kind's options, defaults filled in")
     status = serializers.ChoiceField(choices=Game.Status.choices)
     players = serializers.IntegerField(help_text="seats taken")
     max_players = serializers.IntegerField()
@@ -109,7 +138,7 @@ class HeldDestinationSerializer(DestinationSerializer):
 def hand_field(**kwargs) -> serializers.DictField:
     return serializers.DictField(
         child=serializers.IntegerField(),
-        help_text=f"wheel cards by colour: {', '.join(engine.COLORS)}",
+        help_text=f"wheel cards by colour: {', '.join(ratumrad.HAND_COLORS)}",
         **kwargs,
     )
 
@@ -123,7 +152,9 @@ class PlayerSerializer(serializers.Serializer):
     )
     left = serializers.BooleanField(help_text="the person left the game for good")
     connected = serializers.BooleanField()
-    color = serializers.CharField(allow_null=True, help_text="null until the cards are dealt")
+    color = serializers.CharField(
+        allow_null=True, required=False, help_text="Rat um Rad: null until the cards are dealt"
+    )
     score = serializers.IntegerField(required=False)
     wheels = serializers.IntegerField(required=False)
     wheel_cards = serializers.IntegerField(required=False)
@@ -173,6 +204,8 @@ class ResultSerializer(LogResultSerializer):
 
 class GameViewSerializer(serializers.Serializer):
     game_id = serializers.IntegerField()
+    kind = serializers.CharField(help_text="the kind of game; the fields below are Rat um Rad's")
+    options = serializers.DictField()
     name = serializers.CharField()
     status = serializers.ChoiceField(choices=Game.Status.choices)
     seq = serializers.IntegerField(help_text="moves applied so far")
@@ -219,7 +252,9 @@ class LoggedMoveSerializer(serializers.Serializer):
 
 class GameLogSerializer(serializers.Serializer):
     game_id = serializers.IntegerField()
-    board = serializers.CharField()
+    kind = serializers.CharField()
+    options = serializers.DictField()
+    board = serializers.CharField(help_text="Rat um Rad's map")
     seed = serializers.IntegerField()
     players = serializers.ListField(
         child=serializers.IntegerField(), help_text="player ids in the order the game was dealt"
@@ -258,3 +293,24 @@ class MapSerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2),
         help_text="the river as a polyline of [x, y] points",
     )
+
+
+# ---------------------------------------------------------------------------- kinds
+
+
+class KindOptionSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["bool", "choice"])
+    label = serializers.CharField()
+    default = serializers.JSONField()
+    choices = serializers.ListField(child=serializers.JSONField())
+
+
+class KindSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    name = serializers.CharField()
+    summary = serializers.CharField()
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    solo = serializers.BooleanField(help_text="one seat: created already started")
+    bots = serializers.ListField(child=serializers.CharField(), help_text="computer players")
+    options = serializers.DictField(child=KindOptionSerializer())

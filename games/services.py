@@ -1,14 +1,15 @@
 """Every change to a game goes through here; consumers, API views and the admin only call these.
 
 A move is one transaction: lock the game row, check the expected ``seq``, load the engine
-state, apply, write the state and its projections, bump ``seq``. Messages to clients leave
+state, apply, write the state and its projections, bump ``seq``. The game's kind
+(``games.registry``) supplies the engine and the projections; nothing here knows the rules of
+any game. Messages to clients leave
 only after the commit (``transaction.on_commit``), each seat its own view, spectators the
 public view (``games.broadcast``).
 """
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -17,16 +18,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import bots as bot_driver
-from games import broadcast, rows, selectors, turns
-from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
-from games.ratumrad import engine
-from games.ratumrad.board import basel
-from games.signals import game_finished
+from games import broadcast, registry, rows, selectors, turns
+from games.contract import EngineError
+from games.models import ChatMessage, Event, Game, Move, Seat
+from games.signals import bots_may_move, game_finished
 
 CHAT_MAX_LENGTH = 500
 NAME_MAX_LENGTH = 64
-BOT_KIND = "heuristic"  # the computer player seated by ``game_create(bots=...)``
 BOT_NAMES = (
     "Bot Anna", "Bot Ben", "Bot Clara", "Bot Dario", "Bot Ella", "Bot Fritz", "Bot Greta",
     "Bot Hans", "Bot Ida", "Bot Jakob",
@@ -70,8 +68,8 @@ class MoveResult:
     events: list[dict]
 
 
-def _board_of(game: Game):
-    return basel()
+def kind_of(game: Game) -> registry.GameKind:
+    return registry.get(game.kind)
 
 
 def _after_commit(func) -> None:
@@ -101,45 +99,97 @@ TURN_SECONDS_RANGE = (10, 3600)
 SITE_DEFAULT = "default"  # turn_seconds: the site's setting for a public game, none if private
 
 
+def check_game_kind(kind: object, options: object) -> tuple[registry.GameKind, dict]:
+    """The kind of a new game and its options with their defaults; ``bad_field`` naming the
+    field otherwise."""
+    try:
+        game_kind = registry.get(kind)
+    except registry.UnknownKind as error:
+        raise ServiceError(f"kind: {error}", "bad_field") from None
+    try:
+        return game_kind, game_kind.engine.check_options({} if options is None else options)
+    except EngineError as error:
+        field = getattr(error, "field", "options")
+        raise ServiceError(f"{field}: {error.message}", "bad_field") from None
+
+
 def game_create(
     *,
     user: AbstractBaseUser,
     name: str,
-    max_players: int,
+    max_players: int | None = None,
     bots: int = 0,
     private: bool = False,
     turn_seconds: int | str | None = SITE_DEFAULT,
+    kind: str = registry.DEFAULT_KIND,
+    options: dict | None = None,
 ) -> Game:
-    """A new game with ``user`` in its first seat and ``bots`` computer players.
+    """A new game of ``kind`` with ``user`` in its first seat and ``bots`` computer players.
 
     ``turn_seconds``: a person's time per turn (``None`` or 0: no limit); by default
     ``settings.TURN_SECONDS_PUBLIC`` for a public game and no limit for a private one.
+    A solo kind seats ``user`` alone and starts at once (no bots, no timer).
     """
+    game_kind, options = check_game_kind(kind, options)
+    if game_kind.solo:
+        return _solo_create(user=user, name=name, game_kind=game_kind, options=options)
     if turn_seconds == SITE_DEFAULT:
         turn_seconds = None if private else settings.TURN_SECONDS_PUBLIC
     low, high = TURN_SECONDS_RANGE
     if turn_seconds is not None and turn_seconds != 0 and not low <= turn_seconds <= high:
         raise ServiceError(f"a turn lasts {low} to {high} seconds, or 0 for no limit", "bad_field")
-    name = (name or "").strip()
-    if not 1 <= len(name) <= NAME_MAX_LENGTH:
-        raise ServiceError(f"a game name has 1 to {NAME_MAX_LENGTH} characters", "bad_field")
-    if not isinstance(max_players, int) or not 2 <= max_players <= 5:
-        raise ServiceError("a game has 2 to 5 seats (R1.1)", "bad_field")
+    name = _game_name(name)
+    low, high = game_kind.min_players, game_kind.max_players
+    if max_players is None:
+        max_players = low
+    if isinstance(max_players, bool) or not isinstance(max_players, int):
+        raise ServiceError("max_players: a number of seats", "bad_field")
+    if not low <= max_players <= high:
+        raise ServiceError(f"max_players: {game_kind.name} has {low} to {high} seats", "bad_field")
     if isinstance(bots, bool) or not isinstance(bots, int) or not 0 <= bots < max_players:
         raise ServiceError("bots must leave at least one seat for you", "bad_field")
     with transaction.atomic():
         game = Game.objects.create(
             name=name,
+            kind=game_kind.key,
+            options=options,
             max_players=max_players,
             creator=user,
-            seed=random.SystemRandom().randrange(2**62),
+            seed=game_kind.glue.new_seed(options),
             private=bool(private),
             turn_seconds=turn_seconds or None,
         )
         Seat.objects.create(game=game, user=user)
         for bot_user in _bot_users(bots, exclude=user.pk):
-            Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=BOT_KIND)
+            Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=game_kind.default_bot)
         _after_commit(broadcast.lobby_changed)
+    return game
+
+
+def _game_name(name: object) -> str:
+    name = (name if isinstance(name, str) else "").strip()
+    if not 1 <= len(name) <= NAME_MAX_LENGTH:
+        raise ServiceError(f"a game name has 1 to {NAME_MAX_LENGTH} characters", "bad_field")
+    return name
+
+
+def _solo_create(
+    *, user: AbstractBaseUser, name: str, game_kind: registry.GameKind, options: dict
+) -> Game:
+    """A game of one: seated and started at once, never listed as waiting."""
+    name = _game_name(name)
+    with transaction.atomic():
+        game = Game.objects.create(
+            name=name,
+            kind=game_kind.key,
+            options=options,
+            max_players=1,
+            creator=user,
+            seed=game_kind.glue.new_seed(options),
+            private=True,
+        )
+        Seat.objects.create(game=game, user=user)
+        _deal(game, game_kind, list(game.seats.all()))
     return game
 
 
@@ -192,19 +242,28 @@ def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:
         if game.status != Game.Status.WAITING:
             raise Conflict("the game has already started", "started")
         seats = list(game.seats.order_by("joined", "id"))  # the order the log replays
-        if len(seats) < 2:
-            raise Conflict("a game needs at least 2 players (R1.1)", "too_few_players")
-        state = engine.new_game(game.seed, [seat.user_id for seat in seats], _board_of(game))
-        game.started = timezone.now()
-        _record(game, state, seats, None, None, [{"kind": "dealt", "player": None}])
+        game_kind = kind_of(game)
+        if len(seats) < game_kind.min_players:
+            raise Conflict(
+                f"{game_kind.name} needs at least {game_kind.min_players} players",
+                "too_few_players",
+            )
+        _deal(game, game_kind, seats)
     return game
+
+
+def _deal(game: Game, game_kind: registry.GameKind, seats: list[Seat]) -> None:
+    state = game_kind.engine.new_game(game.seed, [seat.user_id for seat in seats], game.options)
+    game.started = timezone.now()
+    _record(game, state, seats, None, None, game_kind.glue.start_events(state))
 
 
 # ---------------------------------------------------------------------------- play
 
 
-def load_state(game: Game) -> engine.GameState:
-    return engine.from_dict(game.state, _board_of(game))
+def load_state(game: Game):
+    """The engine state of a dealt game."""
+    return kind_of(game).engine.from_dict(game.state)
 
 
 def move_apply(
@@ -237,8 +296,8 @@ def move_apply(
             raise Stale(f"the game is at move {game.seq}, not {expect_seq}")
         state = load_state(game)
         try:
-            state, events = engine.apply(state, user.pk, move)
-        except engine.EngineError as error:
+            state, events = kind_of(game).engine.apply(state, user.pk, move)
+        except EngineError as error:
             raise ServiceError(error.message, error.code, 409) from error
         if seat.autopilot and not by_bot:
             events = [*_autopilot_off(seat), *events]
@@ -263,7 +322,7 @@ def turn_expire(*, game_id: int, now=None) -> bool:
         seats = list(game.seats.select_related("user"))
         state = load_state(game)
         events = []
-        for seat in turns.late_seats(state, seats):
+        for seat in turns.late_seats(game, state, seats):
             seat.autopilot = True
             seat.save(update_fields=["autopilot"])
             events.append({"kind": "autopilot_on", "player": seat.user_id, "reason": "timeout"})
@@ -339,7 +398,7 @@ def game_end_now(*, game_id: int, reason: str = "admin") -> Game:
             raise Conflict("only a game being played can be ended", "not_playing")
         seats = list(game.seats.all())
         state = load_state(game)
-        events = engine.end_game(state, reason)
+        events = kind_of(game).engine.end_game(state, reason)
         _record(game, state, seats, None, None, events)
     return game
 
@@ -365,19 +424,21 @@ def game_abort(*, game_id: int) -> Game:
 
 def _record(
     game: Game,
-    state: engine.GameState,
+    state,
     seats: list[Seat],
     user: AbstractBaseUser | None,
     move: dict | None,
     events: list[dict],
 ) -> None:
     """Write a changed state, its log entries and projections; publish after commit."""
+    engine = kind_of(game).engine
     was_playing = game.is_playing
     game.turn_deadline = turns.deadline(
-        game, turns.stored_turn_key(game.state), state, seats, timezone.now()
+        game, turns.stored_turn_key(game, game.state), state, seats, timezone.now()
     )
-    game.status = state.status
-    if state.status == engine.FINISHED:
+    game.status = engine.phase(state)
+    finished = engine.is_over(state)
+    if finished:
         game.finished = timezone.now()
         game.end_reason = state.end_reason or ""
     if move is not None:
@@ -386,21 +447,19 @@ def _record(
     rows.insert(
         [Event(game=game, seq=state.seq, kind=event["kind"], data=event) for event in events]
     )
-    if was_playing and state.status == engine.FINISHED:
-        game_finished.send(sender=Game, game=game, results=state.results)
+    if was_playing and finished:
+        game_finished.send(sender=Game, game=game, results=engine.results(state))
     _after_commit(lambda: broadcast.game_changed(game, state, events, seats))
     if was_playing != game.is_playing:
         _after_commit(broadcast.lobby_changed)
     if game.is_playing and any(seat.computer_plays for seat in seats):
         # After the broadcast: the players see this move before the bots' answers.
-        _after_commit(lambda: bot_driver.kick(game.pk))
+        _after_commit(lambda: bots_may_move.send(sender=Game, game_id=game.pk))
 
 
-def _record_seats(
-    game: Game, state: engine.GameState, seats: list[Seat], events: list[dict]
-) -> None:
+def _record_seats(game: Game, state, seats: list[Seat], events: list[dict]) -> None:
     """Publish a change of who plays the seats (no move: ``seq`` stays); the timer follows."""
-    before = turns.stored_turn_key(game.state)  # the turn goes on: its deadline may stay
+    before = turns.stored_turn_key(game, game.state)  # the turn goes on: its deadline may stay
     game.turn_deadline = turns.deadline(game, before, state, seats, timezone.now())
     game.save(update_fields=["turn_deadline", "updated"])
     Event.objects.bulk_create(
@@ -408,22 +467,13 @@ def _record_seats(
     )
     _after_commit(lambda: broadcast.game_changed(game, state, events))
     if any(seat.computer_plays for seat in seats):
-        _after_commit(lambda: bot_driver.kick(game.pk))
+        _after_commit(lambda: bots_may_move.send(sender=Game, game_id=game.pk))
 
 
-# The seat columns that mirror the engine state.
-SEAT_FIELDS = ["turn_order", "color", "score", "wheels", "hand", "total", "place"]
-# Events after which the players' destination cards may have changed hands or status.
-DESTINATION_EVENTS = {"dealt", "prepared", "drew_destinations", "kept_destinations", "game_over"}
-
-
-def _store(game: Game, state: engine.GameState, seats: list[Seat], events: list[dict]) -> None:
-    """Save the engine state and keep seats, roads and destination cards in step with it.
-
-    Only what the events say may have changed is written: a move touches one or two rows.
-    """
+def _store(game: Game, state, seats: list[Seat], events: list[dict]) -> None:
+    """Save the engine state; the kind's glue keeps its own rows in step with it."""
     before = game.state
-    game.state = engine.to_dict(state)
+    game.state = kind_of(game).engine.to_dict(state)
     game.seq = state.seq
     rows.update(
         game,
@@ -432,71 +482,7 @@ def _store(game: Game, state: engine.GameState, seats: list[Seat], events: list[
             *("turn_deadline", "updated"),
         ],
     )
-    by_user = {seat.user_id: seat for seat in seats}
-    totals = {row["player"]: (row["total"], row["place"]) for row in state.results or []}
-    for order, player in enumerate(state.players):
-        seat = by_user[player.id]
-        hand = dict(zip(engine.COLORS, player.hand, strict=True))
-        total, place = totals.get(player.id, (None, None))
-        values = (order, player.color, player.score, player.wheels, hand, total, place)
-        if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
-            for name, value in zip(SEAT_FIELDS, values, strict=True):
-                setattr(seat, name, value)
-            rows.update(seat, SEAT_FIELDS)
-    rows.insert(
-        [
-            BuiltRoad(game=game, road=road, seat=by_user[state.players[owner].id], seq=state.seq)
-            for road, owner in (
-                (event["road"], state.road_owner[event["road"]])
-                for event in events
-                if event["kind"] == "built_road"
-            )
-        ]
-    )
-    if any(event["kind"] in DESTINATION_EVENTS for event in events):
-        _store_destinations(game, before, game.state, state.results, by_user)
-
-
-Holding = tuple[int, str, bool | None]  # a destination card's seat, status and completion
-
-
-def _holdings(state: dict | None, by_user: dict[int, Seat], results=None) -> dict[str, Holding]:
-    """Who holds which destination card in a stored state, as the DestinationCard rows say."""
-    complete = {}
-    for row in results or []:
-        complete.update({card["id"]: card["complete"] for card in row["destinations"]})
-    held = {}
-    for player in (state or {}).get("players", []):
-        seat_id = by_user[player["id"]].pk
-        for card in player["destinations"]:
-            held[card] = (seat_id, DestinationCard.Status.KEPT, complete.get(card))
-        for card in player["pending"]:
-            held[card] = (seat_id, DestinationCard.Status.PENDING, None)
-    return held
-
-
-def _store_destinations(
-    game: Game, before: dict | None, after: dict, results, by_user: dict[int, Seat]
-) -> None:
-    # The rows mirror the state before this change (``_store`` writes both), so the
-    # difference of the two states says what to write without reading the rows first.
-    was, now = _holdings(before, by_user), _holdings(after, by_user, results)
-    gone = [card for card in was if card not in now]
-    if gone:
-        DestinationCard.objects.filter(game=game, card__in=gone).delete()
-    DestinationCard.objects.bulk_create(
-        DestinationCard(game=game, card=card, seat_id=seat_id, status=status, complete=done)
-        for card, (seat_id, status, done) in now.items()
-        if card not in was
-    )
-    changed: dict[Holding, list[str]] = {}
-    for card, holding in now.items():
-        if card in was and was[card] != holding:
-            changed.setdefault(holding, []).append(card)
-    for (seat_id, status, done), cards in changed.items():
-        DestinationCard.objects.filter(game=game, card__in=cards).update(
-            seat_id=seat_id, status=status, complete=done
-        )
+    kind_of(game).glue.project(game, state, seats, events, before)
 
 
 # ---------------------------------------------------------------------------- chat

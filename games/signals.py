@@ -5,3 +5,7 @@ from django.dispatch import Signal
 # Sent inside the transaction that records a game's end (status FINISHED), once per game.
 # Keyword arguments: ``game`` (the Game, already saved) and ``results`` (engine results rows).
 game_finished = Signal()
+
+# Sent after the commit of a change of a game being played that has computer-played seats.
+# Keyword argument: ``game_id``. The bot driver (``games.bots``) moves for them.
+bots_may_move = Signal()

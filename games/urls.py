@@ -11,5 +11,6 @@ urlpatterns = [
     path("games/<int:game_id>/start/", api.GameStartView.as_view(), name="game-start"),
     path("games/<int:game_id>/leave/", api.GameLeaveView.as_view(), name="game-leave"),
     path("games/<int:game_id>/log/", api.GameLogView.as_view(), name="game-log"),
+    path("kinds/", api.KindListView.as_view(), name="kind-list"),
     path("maps/basel/", api.BaselMapView.as_view(), name="map-basel"),
 ]

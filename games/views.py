@@ -9,9 +9,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
-from games import selectors
+from games import registry, selectors
 from games.models import Game
-from games.ratumrad import board
 
 
 def color_names() -> dict[str, str]:
@@ -187,12 +186,14 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         return redirect_to_login(request.get_full_path(), reverse("home"))
     game = get_object_or_404(Game, pk=game_id)
     state = selectors.game_view(game, request.user.pk)
+    kind = registry.get(game.kind)
     context = {
         "game": game,
+        "kind": kind,
         "user_id": request.user.pk,
         "state": state,
         "seated": "you" in state,
-        "map": board.basel().to_public_dict(),
         "strings": ui_strings(),
+        **kind.glue.page_context(game),
     }
     return render(request, "games/game.html", context)

@@ -2,9 +2,10 @@
 
 Parsing, errors and chat are shared with the game socket (``games.consumers``). The lobby
 group receives ``lobby.games`` whenever the list changes (``games.broadcast``); each socket
-then sends ``GAMES`` with the status filter of its last ``REQUEST_GAMES``. It also receives
-``lobby.players`` when a lobby socket opening or closing changes who is connected; a socket
-that has asked for ``CONNECTED_PLAYERS`` once then sends a fresh list.
+then sends ``GAMES`` with the status and kind filters of its last ``REQUEST_GAMES``. It also
+receives ``lobby.players`` when a lobby socket opening or closing changes who is connected; a
+socket that has asked for ``CONNECTED_PLAYERS`` once then sends a fresh list. ``CREATE_GAME``
+takes the fields of ``POST /api/games/`` and answers ``GAME_CREATED``.
 """
 
 from __future__ import annotations
@@ -12,17 +13,29 @@ from __future__ import annotations
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 
-from games import broadcast, queries, selectors, services
+from games import broadcast, queries, registry, selectors, services
 from games.consumers import ProtocolConsumer, Refused
 from games.models import Connection, Game
+from games.serializers import GameCreateSerializer
+from ratumrad_site.api_errors import problems
 
 GAMES_LISTED = 100  # the newest games; older ones are in the REST list
 HISTORY_LINES = 50  # lobby chat lines sent for REQUEST_HISTORY
 
 
-def games_list(status: str | None, user_id: int) -> list[dict]:
+def games_list(status: str | None, kind: str | None, user_id: int) -> list[dict]:
     """The newest games ``user_id`` may see listed (private games only where they sit)."""
-    return queries.lobby_games(user_id=user_id, status=status, limit=GAMES_LISTED)
+    return queries.lobby_games(user_id=user_id, status=status, kind=kind, limit=GAMES_LISTED)
+
+
+def game_create(user, message: dict) -> dict:
+    """``CREATE_GAME``: the same fields and checks as ``POST /api/games/``."""
+    fields = {key: value for key, value in message.items() if key not in ("type", "ref")}
+    serializer = GameCreateSerializer(data=fields)
+    if not serializer.is_valid():
+        raise Refused("bad_field", "; ".join(problems(serializer.errors)))
+    game = services.game_create(user=user, **serializer.validated_data)
+    return selectors.game_summary(game)
 
 
 def connected_players() -> list[dict]:
@@ -52,12 +65,14 @@ class LobbyConsumer(ProtocolConsumer):
         "REQUEST_GAMES": "on_request_games",
         "REQUEST_ALL_CONNECTED_PLAYERS": "on_request_players",
         "WANT_TO_JOIN_GAME": "on_join",
+        "CREATE_GAME": "on_create",
         "CHAT": "on_chat",
         "REQUEST_HISTORY": "on_request_history",
     }
 
     async def open(self) -> None:
         self.status_filter: str | None = None
+        self.kind_filter: str | None = None
         self.follows_players = False
         self.recorded = False
         await self.join_group(broadcast.LOBBY_GROUP)
@@ -78,7 +93,10 @@ class LobbyConsumer(ProtocolConsumer):
         status = message.get("status")
         if status is not None and status not in Game.Status.values:
             raise Refused("bad_field", f"'status' must be one of {', '.join(Game.Status.values)}")
-        self.status_filter = status
+        kind = message.get("kind")
+        if kind is not None and kind not in registry.KINDS:
+            raise Refused("bad_field", f"'kind' must be one of {', '.join(registry.KINDS)}")
+        self.status_filter, self.kind_filter = status, kind
         await self.send_games()
 
     async def on_request_players(self, message: dict, ref: str | None) -> None:
@@ -93,6 +111,10 @@ class LobbyConsumer(ProtocolConsumer):
         game_id = _game_id(message.get("game_id"))
         await database_sync_to_async(services.game_join)(game_id=game_id, user=self.user)
         await self.send_json({"type": "JOINED_GAME", "game_id": message["game_id"], "ref": ref})
+
+    async def on_create(self, message: dict, ref: str | None) -> None:
+        game = await database_sync_to_async(game_create)(self.user, message)
+        await self.send_json({"type": "GAME_CREATED", "game": game, "ref": ref})
 
     async def on_chat(self, message: dict, ref: str | None) -> None:
         await self.post_chat(message, None)
@@ -109,5 +131,10 @@ class LobbyConsumer(ProtocolConsumer):
         await self.send_json({"type": "CONNECTED_PLAYERS", "players": players})
 
     async def send_games(self) -> None:
-        games = await database_sync_to_async(games_list)(self.status_filter, self.user.pk)
-        await self.send_json({"type": "GAMES", "status": self.status_filter, "games": games})
+        games = await database_sync_to_async(games_list)(
+            self.status_filter, self.kind_filter, self.user.pk
+        )
+        message = {"type": "GAMES", "status": self.status_filter, "games": games}
+        if self.kind_filter:
+            message["kind"] = self.kind_filter
+        await self.send_json(message)

@@ -80,7 +80,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def lobby(request: HttpRequest) -> HttpResponse:
-    games = games_list(None, request.user.pk)
+    games = games_list(None, None, request.user.pk)
     seated = set(
         Seat.objects.filter(user=request.user, game_id__in=[g["id"] for g in games]).values_list(
             "game_id", flat=True

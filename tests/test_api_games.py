@@ -122,6 +122,8 @@ def test_the_list_shows_games_newest_first_with_their_seat_counts(alice, bob, an
     assert games[1] == {
         "id": first["id"],
         "name": "Kleinbasel",
+        "kind": "ratumrad",
+        "options": {},
         "status": "WAITING",
         "players": 2,
         "max_players": 3,

@@ -26,41 +26,8 @@ SECRET_EVENT_KEYS = {"hand", "destinations", "pending", "keep", "card", "complet
 
 
 def scramble(state: engine.GameState, viewer: int | None, rng: random.Random) -> engine.GameState:
-    """A copy of ``state`` that differs only in what seat ``viewer`` (None: a spectator) may not
-    know: deck and discard order, the generator, the other players' wheel cards (same count),
-    their destination and pending cards (same counts, long for long, short for short) and the
-    order of the short deck and of the long cards out of the game."""
-    s = copy_of(state)
-    s.rng = random.Random(rng.getrandbits(64))
-    rng.shuffle(s.deck)
-    rng.shuffle(s.discard)
-    if s.status == engine.FINISHED:
-        return s  # R8.3: every hand is revealed at the end
-    others = [p for i, p in enumerate(s.players) if i != viewer]
-    pool = list(s.deck)
-    for p in others:
-        pool.extend(c for c, count in enumerate(p.hand) for _ in range(count))
-    rng.shuffle(pool)
-    for p in others:
-        size = sum(p.hand)
-        p.hand = [0] * len(engine.COLORS)
-        for _ in range(size):
-            p.hand[pool.pop()] += 1
-    s.deck = pool
-    piles = [s.short_deck, s.out_of_game]
-    piles += [p.destinations for p in others] + [p.pending for p in others]
-    for long in (False, True):
-        spots = [
-            (pile, i)
-            for pile in piles
-            for i, card in enumerate(pile)
-            if s.board.destinations[card].long == long
-        ]
-        cards = [pile[i] for pile, i in spots]
-        rng.shuffle(cards)
-        for (pile, i), card in zip(spots, cards, strict=True):
-            pile[i] = card
-    return s
+    """The engine's scramble (``engine.scramble``) for seat index ``viewer``."""
+    return engine.scramble(state, None if viewer is None else state.players[viewer].id, rng)
 
 
 def viewers(state: engine.GameState) -> list[tuple[int | None, str | None]]:

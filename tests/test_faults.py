@@ -9,6 +9,7 @@ from django.db import DatabaseError
 
 from games import broadcast, consumers, rows, services
 from games.models import Event, Move
+from games.ratumrad import engine
 from tests.ws_helpers import (
     Socket,
     close_all,
@@ -126,7 +127,7 @@ def test_services_roll_a_refused_write_back_entirely(people_sync, monkeypatch):
     services.game_join(game_id=game.pk, user=bob)
     services.game_start(game_id=game.pk, user=alice)
     before = type(game).objects.get(pk=game.pk)
-    keep = services.engine.legal_moves(services.load_state(before), alice.pk)[0]
+    keep = engine.legal_moves(services.load_state(before), alice.pk)[0]
 
     refuse_the_log(monkeypatch)
     with pytest.raises(DatabaseError):

@@ -41,7 +41,9 @@ async def test_the_game_list_shows_the_newest_games_first_with_the_rest_fields(p
     game = await database_sync_to_async(Game.objects.get)(pk=second)
     expected = await database_sync_to_async(selectors.game_summary)(game)
     assert games[0] == expected
-    assert set(games[0]) == {"id", "name", "status", "players", "max_players", "created"}
+    assert set(games[0]) == {
+        *("id", "name", "kind", "options", "status", "players", "max_players", "created")
+    }
     assert games[0]["players"] == 2 and games[0]["status"] == "PREPARATION"
     await lobby.close()
 

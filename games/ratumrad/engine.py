@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from games import contract
+
 from .board import CARD_COLORS, GREY, JOKER, Board, basel
 from .paths import components, connected, longest_path_roads
 
@@ -53,39 +55,14 @@ CHOOSE_DESTINATIONS = "choose_destinations"
 PlayerId = Hashable
 
 
-class EngineError(Exception):
-    """A refused move. ``code`` is the protocol's error code; nothing was changed."""
-
-    code = "illegal_move"
-
-    def __init__(self, message: str, rule: str | None = None):
-        self.rule = rule
-        self.message = f"{rule}: {message}" if rule else message
-        super().__init__(self.message)
-
-
-class IllegalMove(EngineError):
-    code = "illegal_move"
-
-
-class BadField(EngineError):
-    code = "bad_field"
-
-
-class UnknownType(EngineError):
-    code = "unknown_type"
-
-
-class NotYourTurn(EngineError):
-    code = "not_your_turn"
-
-
-class NotSeated(EngineError):
-    code = "not_seated"
-
-
-class GameOver(EngineError):
-    code = "game_over"
+# The refusals every kind shares (``games.contract``), under the names this engine has always used.
+EngineError = contract.EngineError
+IllegalMove = contract.IllegalMove
+BadField = contract.BadField
+UnknownType = contract.UnknownType
+NotYourTurn = contract.NotYourTurn
+NotSeated = contract.NotSeated
+GameOver = contract.GameOver
 
 
 @dataclass(slots=True)
@@ -905,3 +882,42 @@ def from_dict(data: dict, board: Board | None = None) -> GameState:
         **{name: list(data[name]) for name in piles},
         **{name: data[name] for name in scalars},
     )
+
+
+def scramble(state: GameState, player_id: PlayerId | None, rng: random.Random) -> GameState:
+    """A copy of ``state`` that differs only in what ``player_id`` (None: a spectator) may not
+    know: deck and discard order, the generator, the other players' wheel cards (same count),
+    their destination and pending cards (same counts, long for long, short for short) and the
+    order of the short deck and of the long cards out of the game."""
+    viewer = None if player_id is None else state.index_of(player_id)
+    s = from_dict(to_dict(state), state.board)
+    s.rng = random.Random(rng.getrandbits(64))
+    rng.shuffle(s.deck)
+    rng.shuffle(s.discard)
+    if s.status == FINISHED:
+        return s  # R8.3: every hand is revealed at the end
+    others = [p for i, p in enumerate(s.players) if i != viewer]
+    pool = list(s.deck)
+    for p in others:
+        pool.extend(c for c, count in enumerate(p.hand) for _ in range(count))
+    rng.shuffle(pool)
+    for p in others:
+        size = sum(p.hand)
+        p.hand = [0] * len(COLORS)
+        for _ in range(size):
+            p.hand[pool.pop()] += 1
+    s.deck = pool
+    piles = [s.short_deck, s.out_of_game]
+    piles += [p.destinations for p in others] + [p.pending for p in others]
+    for long in (False, True):
+        spots = [
+            (pile, i)
+            for pile in piles
+            for i, card in enumerate(pile)
+            if s.board.destinations[card].long == long
+        ]
+        cards = [pile[i] for pile, i in spots]
+        rng.shuffle(cards)
+        for (pile, i), card in zip(spots, cards, strict=True):
+            pile[i] = card
+    return s

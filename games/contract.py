@@ -1,0 +1,108 @@
+"""The engine contract: what every game kind's pure engine provides (no Django here).
+
+An engine is a package (``games.ratumrad``, ``games.rage``, ``games.road300``) whose module
+named in its ``GameKind`` (``games.registry``) has this shape:
+
+``KIND``, ``MIN_PLAYERS``, ``MAX_PLAYERS``
+    The kind's key and its seat range.
+``MOVE_TYPES``
+    A frozenset of the protocol ``type`` names the engine accepts from a player.
+``check_options(options) -> dict``
+    The options of a new game with every default filled in; raises :class:`BadOption` naming
+    the field (``options.<name>``) for an unknown name, a wrong type or a forbidden combination.
+``new_game(seed, players, options) -> state``
+    A new game for the player ids in seat order; ``options`` as ``check_options`` returns them.
+    All randomness of the game comes from generators seeded by ``seed`` and kept in the state.
+``legal_moves(state, player) -> list[dict]``
+    Every protocol message ``player`` may send now, each exactly as it would be sent (without
+    ``ref``/``expect_seq``); ``[]`` when they have nothing to do.
+``to_move(state) -> list``
+    The players who have something to do now (several at once in simultaneous phases).
+``apply(state, player, move) -> (state, events)``
+    The only function that changes a state (in place; the same object is returned). Events are
+    public activity-feed entries, dicts with at least ``kind`` and ``player``. A refused move
+    raises an :class:`EngineError` subclass and changes nothing. Each applied move adds 1 to
+    ``state.seq``.
+``end_game(state, reason) -> events``
+    End a game being played now (an admin's decision), scored as far as the rules allow.
+``view(state, player_or_None) -> dict``
+    The only way state leaves the engine: what ``player`` may see (``None``: a spectator), as
+    JSON-able data with at least ``status``, ``seq``, ``players`` (each with ``id``),
+    ``legal`` (``legal_moves`` for a player, ``[]`` for a spectator) and, once over,
+    ``results``.
+``phase(state) -> str``
+    The game's status as the protocol names it: ``PREPARATION``, ``RUNNING``, ``FINAL_ROUND``
+    or ``FINISHED`` (a kind uses the ones it needs).
+``is_over(state) -> bool``
+``results(state) -> list[dict]``
+    Once over: one row per player, best first, with at least ``player``, ``total`` and
+    ``place`` (equal places for a tie).
+``replay(seed, players, options, moves) -> state``
+    ``new_game`` then ``apply`` of each ``(player, move)``: the same game exactly.
+``to_dict(state) -> dict`` / ``from_dict(data) -> state``
+    The whole state, secrets and generators included, as JSON-able data (for storage only).
+``scramble(state, player_or_None, rng) -> state``
+    A copy of ``state`` in which everything ``player`` may not see (other hands, hidden bids,
+    the order of every deck and stack, future dice, generator states) is shuffled or redrawn
+    with ``rng`` while staying a consistent game. The secrecy tests check that
+    ``view(state, p) == view(scramble(state, p, rng), p)``.
+``BOTS`` / ``make_bot(name, seed) -> bot``
+    The kind's computer players by name; ``bot.choose(view) -> move`` decides from the seat's
+    own ``view`` alone (exactly what a person in that seat is sent) and returns one of
+    ``view["legal"]``.
+
+``tests/test_engine_contract.py`` checks every registered kind against this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+PlayerId = Hashable
+
+PHASES = ("PREPARATION", "RUNNING", "FINAL_ROUND", "FINISHED")
+
+
+class EngineError(Exception):
+    """A refused move. ``code`` is the protocol's error code; nothing was changed."""
+
+    code = "illegal_move"
+
+    def __init__(self, message: str, rule: str | None = None):
+        self.rule = rule
+        self.message = f"{rule}: {message}" if rule else message
+        super().__init__(self.message)
+
+
+class IllegalMove(EngineError):
+    code = "illegal_move"
+
+
+class BadField(EngineError):
+    code = "bad_field"
+
+
+class UnknownType(EngineError):
+    code = "unknown_type"
+
+
+class NotYourTurn(EngineError):
+    code = "not_your_turn"
+
+
+class NotSeated(EngineError):
+    code = "not_seated"
+
+
+class GameOver(EngineError):
+    code = "game_over"
+
+
+class BadOption(EngineError):
+    """An option of a new game that the kind does not take; ``field`` names it."""
+
+    code = "bad_field"
+
+    def __init__(self, field: str, message: str, rule: str | None = None):
+        self.field = field
+        super().__init__(message, rule)

@@ -1,0 +1,27 @@
+"""Per-kind Django glue: what the site needs of a kind beyond its pure engine.
+
+Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_module``) has:
+
+``project(game, state, seats, events, before)``
+    Keep the kind's own rows in step with a state just written to ``game.state`` (in the same
+    transaction): the seat columns and, for Rat um Rad, built roads and destination cards.
+    ``before`` is the stored state the change started from (``None`` at the deal).
+``waiting_table(game) -> dict``
+    The table fields of the view of a game not dealt yet (an empty table).
+``waiting_player() -> dict``
+    The per-player fields of that view.
+``describe(event, names) -> str``
+    The activity-feed sentence of an event, in the active language.
+``new_seed(options) -> int``
+    The seed of a new game (a random one; Road to 300's daily game: the day's).
+``start_events(state) -> list[dict]``
+    The feed events of the deal (``new_game`` returns none).
+``turn_key(state)`` / ``stored_turn_key(stored)``
+    What identifies a turn for the turn timer (of a state, of a stored state): while it stays
+    the same, so does the deadline.
+``forced_bot_move(state, people, computer) -> (seat, move) | None``
+    A move a computer-played seat must make whatever its bot thinks (Rat um Rad: agree to end
+    once every person voted, R8.2), or None.
+``TABLE_TEMPLATE`` and ``page_context(game) -> dict``
+    The kind's part of the game page.
+"""

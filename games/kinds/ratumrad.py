@@ -1,0 +1,169 @@
+"""Rat um Rad's glue: seats, built roads and destination cards mirror the engine state."""
+
+from __future__ import annotations
+
+import random
+
+from games import feed, rows
+from games.models import BuiltRoad, DestinationCard, Game, Seat
+from games.ratumrad import engine
+from games.ratumrad.board import CARD_COLORS, GREY, basel
+
+ROAD_COLORS = (*CARD_COLORS, GREY)
+HAND_COLORS = engine.COLORS
+TABLE_TEMPLATE = "games/ratumrad/table.html"
+
+# The seat columns that mirror the engine state.
+SEAT_FIELDS = ["turn_order", "color", "score", "wheels", "hand", "total", "place"]
+# Events after which the players' destination cards may have changed hands or status.
+DESTINATION_EVENTS = {"dealt", "prepared", "drew_destinations", "kept_destinations", "game_over"}
+VOTE_YES = {"type": "VOTE_END", "end": True}
+
+
+def project(
+    game: Game, state: engine.GameState, seats: list[Seat], events: list[dict], before
+) -> None:
+    """Keep seats, roads and destination cards in step with ``state``.
+
+    Only what the events say may have changed is written: a move touches one or two rows.
+    """
+    by_user = {seat.user_id: seat for seat in seats}
+    totals = {row["player"]: (row["total"], row["place"]) for row in state.results or []}
+    for order, player in enumerate(state.players):
+        seat = by_user[player.id]
+        hand = dict(zip(engine.COLORS, player.hand, strict=True))
+        total, place = totals.get(player.id, (None, None))
+        values = (order, player.color, player.score, player.wheels, hand, total, place)
+        if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
+            for name, value in zip(SEAT_FIELDS, values, strict=True):
+                setattr(seat, name, value)
+            rows.update(seat, SEAT_FIELDS)
+    rows.insert(
+        [
+            BuiltRoad(game=game, road=road, seat=by_user[state.players[owner].id], seq=state.seq)
+            for road, owner in (
+                (event["road"], state.road_owner[event["road"]])
+                for event in events
+                if event["kind"] == "built_road"
+            )
+        ]
+    )
+    if any(event["kind"] in DESTINATION_EVENTS for event in events):
+        _store_destinations(game, before, game.state, state.results, by_user)
+
+
+Holding = tuple[int, str, bool | None]  # a destination card's seat, status and completion
+
+
+def _holdings(state: dict | None, by_user: dict[int, Seat], results=None) -> dict[str, Holding]:
+    """Who holds which destination card in a stored state, as the DestinationCard rows say."""
+    complete = {}
+    for row in results or []:
+        complete.update({card["id"]: card["complete"] for card in row["destinations"]})
+    held = {}
+    for player in (state or {}).get("players", []):
+        seat_id = by_user[player["id"]].pk
+        for card in player["destinations"]:
+            held[card] = (seat_id, DestinationCard.Status.KEPT, complete.get(card))
+        for card in player["pending"]:
+            held[card] = (seat_id, DestinationCard.Status.PENDING, None)
+    return held
+
+
+def _store_destinations(
+    game: Game, before: dict | None, after: dict, results, by_user: dict[int, Seat]
+) -> None:
+    # The rows mirror the state before this change (``project`` writes both), so the
+    # difference of the two states says what to write without reading the rows first.
+    was, now = _holdings(before, by_user), _holdings(after, by_user, results)
+    gone = [card for card in was if card not in now]
+    if gone:
+        DestinationCard.objects.filter(game=game, card__in=gone).delete()
+    DestinationCard.objects.bulk_create(
+        DestinationCard(game=game, card=card, seat_id=seat_id, status=status, complete=done)
+        for card, (seat_id, status, done) in now.items()
+        if card not in was
+    )
+    changed: dict[Holding, list[str]] = {}
+    for card, holding in now.items():
+        if card in was and was[card] != holding:
+            changed.setdefault(holding, []).append(card)
+    for (seat_id, status, done), cards in changed.items():
+        DestinationCard.objects.filter(game=game, card__in=cards).update(
+            seat_id=seat_id, status=status, complete=done
+        )
+
+
+def new_seed(options: dict) -> int:
+    return random.SystemRandom().randrange(2**62)
+
+
+def start_events(state: engine.GameState) -> list[dict]:
+    return [{"kind": "dealt", "player": None}]
+
+
+def waiting_table(game: Game) -> dict:
+    return {
+        "turn": None,
+        "final_round": False,
+        "final_turns_left": None,
+        "face_up": [None] * engine.DISPLAY_SIZE,
+        "deck": 0,
+        "discard": 0,
+        "short_deck": 0,
+        "roads": [],
+    }
+
+
+def waiting_player() -> dict:
+    return {
+        "color": None,
+        "score": 0,
+        "wheels": engine.WHEELS,
+        "wheel_cards": 0,
+        "destination_cards": 0,
+        "pending_destination_cards": 0,
+        "prepared": False,
+        "voted_end": False,
+    }
+
+
+def describe(event: dict, names: dict[int, str]) -> str:
+    return feed.describe(event, names, basel())
+
+
+def turn_key(state: engine.GameState) -> tuple:
+    """Everyone prepares at once (one deadline for all); later it is one player's turn, which
+    goes on through the second card of a draw and the choice of drawn destination cards."""
+    return _turn_key(state.status, state.current)
+
+
+def stored_turn_key(stored: dict) -> tuple:
+    """:func:`turn_key` of a stored state (``Game.state``), without loading it."""
+    return _turn_key(stored["status"], stored["current"])
+
+
+def _turn_key(status: str, current: int) -> tuple:
+    return (status, None if status == engine.PREPARATION else current)
+
+
+def forced_bot_move(state: engine.GameState, people: list[Seat], computer: list[Seat]):
+    """R8.2 needs every vote: once all the people at the table want to end, the computer
+    players agree (they never start a vote)."""
+    if people and all(_voted(state, seat) for seat in people):
+        for seat in computer:
+            if not _voted(state, seat):
+                return seat, VOTE_YES
+    return None
+
+
+def _voted(state: engine.GameState, seat: Seat) -> bool:
+    return state.players[state.index_of(seat.user_id)].vote_end
+
+
+def public_map() -> dict:
+    return basel().to_public_dict()
+
+
+def page_context(game: Game) -> dict:
+    return {"map": public_map()}

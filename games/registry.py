@@ -1,0 +1,113 @@
+"""The one place that knows which games the site offers.
+
+A kind of game is data (a :class:`GameKind`), a pure engine (``games.<kind>``, the contract in
+``games.contract``) and a thin layer of Django glue (``games.kinds.<kind>``: how its state
+maps to the site's models, its feed sentences, its templates). Shared code (services,
+consumers, the lobby, rankings) reaches an engine only through its ``GameKind``; adding a game
+means adding an engine package, a glue module and an entry in :data:`KINDS`.
+``docs/architecture.md`` has the checklist.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import ModuleType
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+DEFAULT_KIND = "ratumrad"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a new game, as ``GET /api/kinds/`` lists it."""
+
+    name: str
+    label: Any  # a lazy translation
+    default: Any
+    choices: tuple | None = None  # None: a bool
+
+    def public_dict(self) -> dict:
+        return {
+            "type": "bool" if self.choices is None else "choice",
+            "label": str(self.label),
+            "default": self.default,
+            "choices": [False, True] if self.choices is None else list(self.choices),
+        }
+
+
+@dataclass(frozen=True)
+class GameKind:
+    key: str
+    name: Any  # a lazy translation
+    engine_module: str  # the contract's face, e.g. "games.ratumrad"
+    glue_module: str  # e.g. "games.kinds.ratumrad"
+    options: tuple[Option, ...] = ()
+    solo: bool = False  # one seat; created already started (no lobby, no bots, no timer)
+    default_bot: str = ""  # the computer player that fills seats and stands in for people
+    rated: str = "rating"  # "rating": openskill by place; "best_score": highest totals rank
+    summary: Any = ""  # one line for the lobby's picker
+    extra: dict = field(default_factory=dict)
+
+    @cached_property
+    def engine(self) -> ModuleType:
+        return importlib.import_module(self.engine_module)
+
+    @cached_property
+    def glue(self) -> ModuleType:
+        return importlib.import_module(self.glue_module)
+
+    @property
+    def min_players(self) -> int:
+        return self.engine.MIN_PLAYERS
+
+    @property
+    def max_players(self) -> int:
+        return self.engine.MAX_PLAYERS
+
+    @property
+    def bots(self) -> tuple[str, ...]:
+        return tuple(self.engine.BOTS)
+
+    def public_dict(self) -> dict:
+        """The kind as ``GET /api/kinds/`` lists it."""
+        return {
+            "kind": self.key,
+            "name": str(self.name),
+            "summary": str(self.summary),
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "solo": self.solo,
+            "bots": list(self.bots),
+            "options": {option.name: option.public_dict() for option in self.options},
+        }
+
+
+KINDS: dict[str, GameKind] = {
+    kind.key: kind
+    for kind in (
+        GameKind(
+            key="ratumrad",
+            name=_("Rat um Rad"),
+            engine_module="games.ratumrad",
+            glue_module="games.kinds.ratumrad",
+            default_bot="heuristic",
+            summary=_("Claim bike roads through Basel and complete your destination cards."),
+        ),
+    )
+}
+
+
+class UnknownKind(LookupError):
+    pass
+
+
+def get(key: str) -> GameKind:
+    """The kind named ``key``; :class:`UnknownKind` if the site has none of that name."""
+    try:
+        return KINDS[key]
+    except (KeyError, TypeError):
+        raise UnknownKind(f"there is no game kind {key!r}; known: {', '.join(KINDS)}") from None
