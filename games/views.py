@@ -194,6 +194,8 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "state": state,
         "seated": "you" in state,
         "strings": ui_strings(),
+        "table_template": kind.glue.TABLE_TEMPLATE,
+        "table_script": kind.glue.TABLE_SCRIPT,
         **kind.glue.page_context(game),
     }
     return render(request, "games/game.html", context)

@@ -22,6 +22,7 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
 ``forced_bot_move(state, people, computer) -> (seat, move) | None``
     A move a computer-played seat must make whatever its bot thinks (Rat um Rad: agree to end
     once every person voted, R8.2), or None.
-``TABLE_TEMPLATE`` and ``page_context(game) -> dict``
-    The kind's part of the game page.
+``TABLE_TEMPLATE``, ``TABLE_SCRIPT`` and ``page_context(game) -> dict``
+    The kind's part of the game page: the template the page's shell includes, the ES module
+    (a static path) that draws the table, and what else the template needs.
 """

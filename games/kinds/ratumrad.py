@@ -11,7 +11,8 @@ from games.ratumrad.board import CARD_COLORS, GREY, basel
 
 ROAD_COLORS = (*CARD_COLORS, GREY)
 HAND_COLORS = engine.COLORS
-TABLE_TEMPLATE = "games/ratumrad/table.html"
+TABLE_TEMPLATE = "games/ratumrad/table.html"  # included by the game page's shell
+TABLE_SCRIPT = "js/ratumrad/table.js"  # the table's ES module (static)
 
 # The seat columns that mirror the engine state.
 SEAT_FIELDS = ["turn_order", "color", "score", "wheels", "hand", "total", "place"]
