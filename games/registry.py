@@ -50,6 +50,7 @@ class GameKind:
     default_bot: str = ""  # the computer player that fills seats and stands in for people
     rated: str = "rating"  # "rating": openskill by place; "best_score": highest totals rank
     summary: Any = ""  # one line for the lobby's picker
+    seats_rule: str = ""  # the rule that sets the number of players, e.g. "R1.1"
     extra: dict = field(default_factory=dict)
 
     @cached_property
@@ -95,6 +96,7 @@ KINDS: dict[str, GameKind] = {
             engine_module="games.ratumrad",
             glue_module="games.kinds.ratumrad",
             default_bot="heuristic",
+            seats_rule="R1.1",
             summary=_("Claim bike roads through Basel and complete your destination cards."),
         ),
     )

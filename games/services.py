@@ -144,8 +144,15 @@ def game_create(
         max_players = low
     if isinstance(max_players, bool) or not isinstance(max_players, int):
         raise ServiceError("max_players: a number of seats", "bad_field")
-    if not low <= max_players <= high:
-        raise ServiceError(f"max_players: {game_kind.name} has {low} to {high} seats", "bad_field")
+    # The same words as the API's own range checks.
+    if max_players < low:
+        raise ServiceError(
+            f"max_players: Ensure this value is greater than or equal to {low}.", "bad_field"
+        )
+    if max_players > high:
+        raise ServiceError(
+            f"max_players: Ensure this value is less than or equal to {high}.", "bad_field"
+        )
     if isinstance(bots, bool) or not isinstance(bots, int) or not 0 <= bots < max_players:
         raise ServiceError("bots must leave at least one seat for you", "bad_field")
     with transaction.atomic():
@@ -244,9 +251,9 @@ def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:
         seats = list(game.seats.order_by("joined", "id"))  # the order the log replays
         game_kind = kind_of(game)
         if len(seats) < game_kind.min_players:
+            rule = f" ({game_kind.seats_rule})" if game_kind.seats_rule else ""
             raise Conflict(
-                f"{game_kind.name} needs at least {game_kind.min_players} players",
-                "too_few_players",
+                f"a game needs at least {game_kind.min_players} players{rule}", "too_few_players"
             )
         _deal(game, game_kind, seats)
     return game
