@@ -1,4 +1,4 @@
-"""Pages of a game (the REST API is in ``games.urls``)."""
+"""Pages of a game, mounted under ``games/`` (the REST API is in ``games.urls``)."""
 
 from django.urls import path
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
 
 from games import registry, selectors
 from games.models import Game
@@ -199,3 +199,17 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         **kind.glue.page_context(game),
     }
     return render(request, "games/game.html", context)
+
+
+RULES_LANGUAGES = ("de", "en")  # the first is the default
+
+
+def rules_page(request: HttpRequest, kind: str = registry.DEFAULT_KIND) -> HttpResponse:
+    """The rules of a kind of game (``/rules/`` is Rat um Rad's), in the page's language."""
+    if kind not in registry.KINDS:
+        raise Http404(f"there is no game kind {kind!r}")
+    language = (get_language() or "").split("-")[0]
+    if language not in RULES_LANGUAGES:
+        language = RULES_LANGUAGES[0]
+    context = {"kind": registry.get(kind), "kinds": registry.KINDS.values()}
+    return render(request, f"rules/{kind}_{language}.html", context)

@@ -1,4 +1,4 @@
-"""Pages: the ranking list, player pages and the rules (the REST reads are in rankings.api)."""
+"""Pages: the ranking list and player pages (the REST reads are in rankings.api)."""
 
 from django.urls import path
 
@@ -7,5 +7,4 @@ from rankings import views
 urlpatterns = [
     path("rankings/", views.rankings_page, name="rankings"),
     path("players/<int:user_id>/", views.player_page, name="player"),
-    path("rules/", views.rules_page, name="rules"),
 ]

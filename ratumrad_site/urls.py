@@ -4,6 +4,7 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
+from games import views as game_views
 from lobby import api as lobby_api
 from rankings import api as rankings_api
 from ratumrad_site.api_docs import SwaggerView
@@ -37,6 +38,8 @@ urlpatterns = [
     path("", include("lobby.urls")),
     path("games/", include("games.page_urls")),
     path("", include("rankings.urls")),
+    path("rules/", game_views.rules_page, name="rules"),
+    path("rules/<slug:kind>/", game_views.rules_page, name="rules-kind"),
     path("healthz", healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
