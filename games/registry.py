@@ -29,6 +29,7 @@ class Option:
     label: Any  # a lazy translation
     default: Any
     choices: tuple | None = None  # None: a bool
+    choice_labels: dict = field(default_factory=dict)  # choice -> a lazy translation
 
     def public_dict(self) -> dict:
         return {
@@ -36,6 +37,7 @@ class Option:
             "label": str(self.label),
             "default": self.default,
             "choices": [False, True] if self.choices is None else list(self.choices),
+            "choice_labels": {str(key): str(label) for key, label in self.choice_labels.items()},
         }
 
 

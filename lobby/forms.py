@@ -10,11 +10,11 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games import services
+from games import registry, services
 from lobby.models import NAME_MAX_LENGTH, Guest, clean_name, name_is_free
 
-SEAT_CHOICES = [(n, str(n)) for n in range(2, 6)]
-BOT_CHOICES = [(n, str(n)) for n in range(5)]
+SEAT_CHOICES = [(n, str(n)) for n in range(2, 9)]  # each kind takes its own range of these
+BOT_CHOICES = [(n, str(n)) for n in range(8)]
 TURN_CHOICES = [
     (0, _("no limit")),
     (30, _("30 seconds")),
@@ -124,16 +124,33 @@ class LoginForm(AuthenticationForm):
         return stored or name
 
 
+def option_field(option: registry.Option) -> forms.Field:
+    if option.choices is None:
+        return forms.BooleanField(label=option.label, required=False, initial=option.default)
+    return forms.ChoiceField(
+        label=option.label,
+        choices=[(choice, option.choice_labels.get(choice, choice)) for choice in option.choices],
+        initial=option.default,
+    )
+
+
 class NewGameForm(forms.Form):
+    """A new game of any kind: the kind's options are fields named ``<kind>__<option>``, and
+    only the chosen kind's count. A solo kind needs no seats, computer players or timer."""
+
+    kind = forms.ChoiceField(
+        label=_("Game"), widget=forms.RadioSelect, initial=registry.DEFAULT_KIND, required=False
+    )
     name = forms.CharField(label=_("Name of the game"), max_length=services.NAME_MAX_LENGTH)
     max_players = forms.TypedChoiceField(
-        label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4
+        label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4, required=False
     )
     bots = forms.TypedChoiceField(
         label=_("Computer players"),
         choices=BOT_CHOICES,
         coerce=int,
         initial=0,
+        required=False,
         help_text=_("They take seats at once; at least one seat stays yours."),
     )
     turn_seconds = forms.TypedChoiceField(
@@ -141,29 +158,76 @@ class NewGameForm(forms.Form):
         choices=TURN_CHOICES,
         coerce=int,
         initial=60,
+        required=False,
         help_text=_("When a player's time is up, the computer plays their turn."),
     )
     private = forms.BooleanField(
         label=_("Private: only people with the link can find the game"), required=False
     )
+    TABLE_FIELDS = ("max_players", "bots", "turn_seconds", "private")  # not for a solo kind
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["kind"].choices = [(key, kind.name) for key, kind in registry.KINDS.items()]
+        for key, kind in registry.KINDS.items():
+            for option in kind.options:
+                self.fields[f"{key}__{option.name}"] = option_field(option)
+
+    def kinds(self) -> list[dict]:
+        """Each kind with its bound option fields, for the template and the script."""
+        return [
+            {
+                "key": key,
+                "kind": kind,
+                "options": [self[f"{key}__{option.name}"] for option in kind.options],
+            }
+            for key, kind in registry.KINDS.items()
+        ]
+
+    def kind_data(self) -> dict:
+        return {
+            key: {"min": kind.min_players, "max": kind.max_players, "solo": kind.solo}
+            for key, kind in registry.KINDS.items()
+        }
+
+    def common_fields(self) -> list:
+        return [self[name] for name in ("name", *self.TABLE_FIELDS)]
+
+    def clean_kind(self) -> str:
+        return self.cleaned_data["kind"] or registry.DEFAULT_KIND
 
     def clean(self) -> dict:
         data = super().clean()
+        kind = registry.KINDS.get(data.get("kind"))
+        if kind is None or kind.solo:
+            return data
+        for name in ("max_players", "bots", "turn_seconds"):
+            if name in data and data[name] in (None, ""):
+                self.add_error(name, self.fields[name].error_messages["required"])
         seats, bots = data.get("max_players"), data.get("bots")
-        if seats is not None and bots is not None and bots >= seats:
+        if seats is None:
+            return data
+        if not kind.min_players <= seats <= kind.max_players:
+            self.add_error(
+                "max_players",
+                _("%(game)s has %(low)d to %(high)d seats.")
+                % {"game": kind.name, "low": kind.min_players, "high": kind.max_players},
+            )
+        elif bots is not None and bots >= seats:
             self.add_error("bots", _("Leave at least one seat for yourself."))
         return data
 
     def save(self, user):
         """The new game with ``user`` in the first seat; None (error on the form) if refused."""
+        data = self.cleaned_data
+        kind = registry.get(data["kind"])
+        options = {option.name: data[f"{kind.key}__{option.name}"] for option in kind.options}
+        table = {} if kind.solo else {name: data[name] for name in self.TABLE_FIELDS}
+        if table.get("bots") is None:
+            table.pop("bots", None)
         try:
             return services.game_create(
-                user=user,
-                name=self.cleaned_data["name"],
-                max_players=self.cleaned_data["max_players"],
-                bots=self.cleaned_data["bots"],
-                private=self.cleaned_data["private"],
-                turn_seconds=self.cleaned_data["turn_seconds"],
+                user=user, name=data["name"], kind=kind.key, options=options, **table
             )
         except services.ServiceError as error:
             message = gettext("The game could not be created. Please try again.")

@@ -13,7 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import services
+from games import registry, services
 from games.models import Game, Seat
 from lobby.api import GuestThrottle, LoginAddressThrottle, LoginNameThrottle
 from lobby.consumers import chat_history, games_list
@@ -79,6 +79,11 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "home.html", {"form": form, "next": next_path(request)})
 
 
+def kind_label(key: str) -> str:
+    kind = registry.KINDS.get(key)
+    return str(kind.name) if kind else key
+
+
 def lobby(request: HttpRequest) -> HttpResponse:
     games = games_list(None, None, request.user.pk)
     seated = set(
@@ -89,6 +94,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
     for game in games:
         game["seated"] = game["id"] in seated
         game["status_label"] = Game.Status(game["status"]).label
+        game["kind_label"] = kind_label(game["kind"])
         game["created_at"] = parse_datetime(game["created"])
     chat = [{**line, "at_time": parse_datetime(line["at"])} for line in chat_history()]
     waiting = [g for g in games if g["status"] == Game.Status.WAITING]
@@ -116,6 +122,7 @@ def lobby_strings() -> dict:
     """What the lobby script shows, in the page's language."""
     return {
         "status": {status.value: str(status.label) for status in Game.Status},
+        "kinds": {key: str(kind.name) for key, kind in registry.KINDS.items()},
         "errors": service_messages(),
         "error": gettext("The server refused: %(message)s"),
         "join": gettext("Join"),

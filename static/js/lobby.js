@@ -96,6 +96,13 @@ function joinForm(game) {
 
 function gameItem(game, group) {
   const meta = element("span", { className: "game-meta" });
+  meta.append(
+    element("span", {
+      className: `badge badge-kind badge-kind-${game.kind}`,
+      text: strings.kinds[game.kind] ?? game.kind,
+    }),
+    " ",
+  );
   if (group !== "waiting") {
     meta.append(
       element("span", {
