@@ -66,13 +66,11 @@ def parallel_moves() -> bool:
     return settings.PARALLEL_MOVES and connection.vendor != "sqlite"
 
 
-class Refused(Exception):
-    """A client message the socket answers with ``ERROR``."""
+class Refused(services.ServiceError):
+    """A client message the socket answers with ``ERROR`` (in the socket's language)."""
 
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+    def __init__(self, code: str, message: str, **params: object):
+        super().__init__(message, code, **params)
 
 
 def socket_language(scope: dict) -> str:
@@ -103,7 +101,9 @@ def _chat_post(user, text, game_id: int | None) -> None:
     if ChatMessage.objects.filter(user=user, created__gte=since).count() >= CHAT_LINES:
         raise Refused(
             "rate_limited",
-            f"at most {CHAT_LINES} chat lines per {CHAT_WINDOW.seconds} seconds",
+            "at most {lines} chat lines per {seconds} seconds",
+            lines=CHAT_LINES,
+            seconds=CHAT_WINDOW.seconds,
         )
     services.chat_post(user=user, text=text, game_id=game_id)
 
@@ -249,12 +249,12 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
                 message["type"]
             )
             if handler is None:
-                raise Refused("unknown_type", f"unknown message type {message['type']!r}")
+                raise Refused(
+                    "unknown_type", "unknown message type {type}", type=repr(message["type"])
+                )
             await getattr(self, handler)(message, ref)
-        except Refused as refusal:
-            await self.send_error(refusal.code, refusal.message, ref)
-        except services.ServiceError as error:
-            await self.send_error(error.code, error.message, ref)
+        except services.ServiceError as error:  # Refused too
+            await self.send_refusal(error, ref)
         except DatabaseError:
             # The transaction was rolled back: nothing changed, and the client may try again.
             logger.exception("socket %s: the database refused a change", self.channel_name)
@@ -274,7 +274,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         if text_data is None:
             raise Refused("bad_json", "send JSON in text frames")
         if len(text_data) > MAX_FRAME_BYTES or len(text_data.encode()) > MAX_FRAME_BYTES:
-            raise Refused("too_large", f"a message has at most {MAX_FRAME_BYTES} bytes")
+            raise Refused("too_large", "a message has at most {max} bytes", max=MAX_FRAME_BYTES)
         try:
             message = json.loads(text_data, parse_constant=_not_json, parse_float=_finite)
         except (ValueError, RecursionError):
@@ -291,7 +291,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         while sent and sent[0] <= now - 1:
             sent.popleft()
         if len(sent) >= MOVES_PER_SECOND:
-            raise Refused("rate_limited", f"at most {MOVES_PER_SECOND} moves per second")
+            raise Refused("rate_limited", "at most {max} moves per second", max=MOVES_PER_SECOND)
         sent.append(now)
 
     async def post_chat(self, message: dict, game_id: int | None) -> None:
@@ -302,8 +302,17 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     async def send_json(self, content: dict) -> None:
         await self.send(text_data=json.dumps(content, ensure_ascii=False))
 
-    async def send_error(self, code: str, message: str, ref: str | None = None) -> None:
-        await self.send_json({"type": "ERROR", "code": code, "message": message, "ref": ref})
+    async def send_error(
+        self, code: str, message: str, ref: str | None = None, **params: object
+    ) -> None:
+        """``ERROR`` with ``message`` (an English template filled with ``params``) in the
+        socket's language."""
+        await self.send_refusal(services.ServiceError(message, code, **params), ref)
+
+    async def send_refusal(self, error: services.ServiceError, ref: str | None) -> None:
+        with translation.override(self.language):
+            message = error.message
+        await self.send_json({"type": "ERROR", "code": error.code, "message": message, "ref": ref})
 
     async def chat_line(self, message: dict) -> None:
         await self.send_json({**message, "type": "CHAT"})
@@ -361,7 +370,7 @@ class GameConsumer(ProtocolConsumer):
         await self.accept()
         found = await database_sync_to_async(self._seated)()
         if found is None:
-            await self.send_error("not_found", f"there is no game {self.game_id}")
+            await self.send_error("not_found", "there is no game {game}", game=self.game_id)
             await self.close(CLOSE_NOT_FOUND)
             return
         self.kind, self.seated = found
@@ -422,7 +431,7 @@ class GameConsumer(ProtocolConsumer):
     def _view(self) -> dict:
         game = Game.objects.filter(pk=self.game_id).first()
         if game is None:
-            raise services.NotFound(f"there is no game {self.game_id}")
+            raise services.NotFound("there is no game {game}", game=self.game_id)
         return selectors.game_view(game, self.user.pk)
 
     # client messages

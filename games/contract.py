@@ -64,13 +64,21 @@ PHASES = ("PREPARATION", "RUNNING", "FINAL_ROUND", "FINISHED")
 
 
 class EngineError(Exception):
-    """A refused move. ``code`` is the protocol's error code; nothing was changed."""
+    """A refused move. ``code`` is the protocol's error code; nothing was changed.
+
+    ``message`` is English. The site shows it in the client's language: ``template`` (the
+    English text with ``{name}`` placeholders, a literal string at the raise so that the
+    translation catalog finds it) is translated, then filled with ``params``.
+    """
 
     code = "illegal_move"
 
-    def __init__(self, message: str, rule: str | None = None):
+    def __init__(self, message: str, rule: str | None = None, **params: object):
         self.rule = rule
-        self.message = f"{rule}: {message}" if rule else message
+        self.template = message
+        self.params = params
+        text = message.format(**params) if params else message
+        self.message = f"{rule}: {text}" if rule else text
         super().__init__(self.message)
 
 
@@ -103,6 +111,6 @@ class BadOption(EngineError):
 
     code = "bad_field"
 
-    def __init__(self, field: str, message: str, rule: str | None = None):
+    def __init__(self, field: str, message: str, rule: str | None = None, **params: object):
         self.field = field
-        super().__init__(message, rule)
+        super().__init__(message, rule, **params)

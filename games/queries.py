@@ -38,7 +38,7 @@ def game_by_id(game_id: object) -> Game:
     try:
         return Game.objects.get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
-        raise NotFound(f"there is no game {game_id!r}") from None
+        raise NotFound("there is no game {game}", game=repr(game_id)) from None
 
 
 def finished_game_log(game_id: object) -> dict:

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from games import broadcast, registry, rows, selectors, turns
 from games.contract import EngineError
@@ -31,19 +32,50 @@ BOT_NAMES = (
 )  # fmt: skip
 
 
+def localized(template: str, params: dict, prefix: str | None = None) -> str:
+    """A refusal in the active language: ``template`` translated, then filled with ``params``
+    (which a caller may have put in a catalog: engine rules, field names stay as they are)."""
+    text = gettext(template)
+    if params:
+        text = text.format(**params)
+    return f"{prefix}: {text}" if prefix else text
+
+
 class ServiceError(Exception):
-    """A refused request: ``code`` is the protocol's error code, ``status`` the HTTP status."""
+    """A refused request: ``code`` is the protocol's error code, ``status`` the HTTP status.
+
+    ``message`` is the English ``template`` filled with ``params``, translated into the
+    active language when it is read (the request's, or the socket's), after ``prefix`` (a
+    rule id or a field name) and a colon.
+    """
 
     code = "bad_request"
     status = 400
 
-    def __init__(self, message: str, code: str | None = None, status: int | None = None):
-        super().__init__(message)
-        self.message = message
+    def __init__(
+        self,
+        message: str,
+        code: str | None = None,
+        status: int | None = None,
+        *,
+        prefix: str | None = None,
+        **params: object,
+    ):
+        super().__init__(message.format(**params) if params else message)
+        self.template, self.params, self.prefix = message, params, prefix
         if code:
             self.code = code
         if status:
             self.status = status
+
+    @property
+    def message(self) -> str:
+        return localized(self.template, self.params, self.prefix)
+
+    @classmethod
+    def from_engine(cls, error: EngineError, status: int = 409, prefix: str | None = None):
+        """An engine's refusal, with its rule (or ``prefix``) in front."""
+        return cls(error.template, error.code, status, prefix=prefix or error.rule, **error.params)
 
 
 class NotFound(ServiceError):
@@ -89,7 +121,7 @@ def _locked(game_id: int) -> Game:
     try:
         return Game.objects.select_for_update().get(pk=game_id)
     except (Game.DoesNotExist, ValueError, TypeError):
-        raise NotFound(f"there is no game {game_id!r}") from None
+        raise NotFound("there is no game {game}", game=repr(game_id)) from None
 
 
 # ---------------------------------------------------------------------------- lobby
@@ -104,13 +136,19 @@ def check_game_kind(kind: object, options: object) -> tuple[registry.GameKind, d
     field otherwise."""
     try:
         game_kind = registry.get(kind)
-    except registry.UnknownKind as error:
-        raise ServiceError(f"kind: {error}", "bad_field") from None
+    except registry.UnknownKind:
+        raise ServiceError(
+            "there is no game kind {kind}; known: {known}",
+            "bad_field",
+            prefix="kind",
+            kind=repr(kind),
+            known=", ".join(registry.KINDS),
+        ) from None
     try:
         return game_kind, game_kind.engine.check_options({} if options is None else options)
     except EngineError as error:
         field = getattr(error, "field", "options")
-        raise ServiceError(f"{field}: {error.message}", "bad_field") from None
+        raise ServiceError.from_engine(error, 400, prefix=field) from None
 
 
 def game_create(
@@ -137,21 +175,32 @@ def game_create(
         turn_seconds = None if private else settings.TURN_SECONDS_PUBLIC
     low, high = TURN_SECONDS_RANGE
     if turn_seconds is not None and turn_seconds != 0 and not low <= turn_seconds <= high:
-        raise ServiceError(f"a turn lasts {low} to {high} seconds, or 0 for no limit", "bad_field")
+        raise ServiceError(
+            "a turn lasts {low} to {high} seconds, or 0 for no limit",
+            "bad_field",
+            low=low,
+            high=high,
+        )
     name = _game_name(name)
     low, high = game_kind.min_players, game_kind.max_players
     if max_players is None:
         max_players = low
     if isinstance(max_players, bool) or not isinstance(max_players, int):
-        raise ServiceError("max_players: a number of seats", "bad_field")
-    # The same words as the API's own range checks.
+        raise ServiceError("A valid integer is required.", "bad_field", prefix="max_players")
+    # The same words (and translations) as the API's own range checks.
     if max_players < low:
         raise ServiceError(
-            f"max_players: Ensure this value is greater than or equal to {low}.", "bad_field"
+            "Ensure this value is greater than or equal to {min_value}.",
+            "bad_field",
+            prefix="max_players",
+            min_value=low,
         )
     if max_players > high:
         raise ServiceError(
-            f"max_players: Ensure this value is less than or equal to {high}.", "bad_field"
+            "Ensure this value is less than or equal to {max_value}.",
+            "bad_field",
+            prefix="max_players",
+            max_value=high,
         )
     if isinstance(bots, bool) or not isinstance(bots, int) or not 0 <= bots < max_players:
         raise ServiceError("bots must leave at least one seat for you", "bad_field")
@@ -176,7 +225,9 @@ def game_create(
 def _game_name(name: object) -> str:
     name = (name if isinstance(name, str) else "").strip()
     if not 1 <= len(name) <= NAME_MAX_LENGTH:
-        raise ServiceError(f"a game name has 1 to {NAME_MAX_LENGTH} characters", "bad_field")
+        raise ServiceError(
+            "a game name has 1 to {max} characters", "bad_field", max=NAME_MAX_LENGTH
+        )
     return name
 
 
@@ -251,10 +302,15 @@ def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:
         seats = list(game.seats.order_by("joined", "id"))  # the order the log replays
         game_kind = kind_of(game)
         if len(seats) < game_kind.min_players:
-            rule = f" ({game_kind.seats_rule})" if game_kind.seats_rule else ""
-            raise Conflict(
-                f"a game needs at least {game_kind.min_players} players{rule}", "too_few_players"
-            )
+            count, rule = game_kind.min_players, game_kind.seats_rule
+            if rule:
+                raise Conflict(
+                    "a game needs at least {count} players ({rule})",
+                    "too_few_players",
+                    count=count,
+                    rule=rule,
+                )
+            raise Conflict("a game needs at least {count} players", "too_few_players", count=count)
         _deal(game, game_kind, seats)
     return game
 
@@ -300,12 +356,14 @@ def move_apply(
         if game.status == Game.Status.WAITING:
             raise ServiceError("the game has not started yet", "not_started", 409)
         if expect_seq is not None and expect_seq != game.seq:
-            raise Stale(f"the game is at move {game.seq}, not {expect_seq}")
+            raise Stale(
+                "the game is at move {seq}, not {expected}", seq=game.seq, expected=expect_seq
+            )
         state = load_state(game)
         try:
             state, events = kind_of(game).engine.apply(state, user.pk, move)
         except EngineError as error:
-            raise ServiceError(error.message, error.code, 409) from error
+            raise ServiceError.from_engine(error) from error
         if seat.autopilot and not by_bot:
             events = [*_autopilot_off(seat), *events]
         _record(game, state, seats, user, move, events)
@@ -500,12 +558,14 @@ def chat_post(*, user: AbstractBaseUser, text: str, game_id: int | None = None) 
         raise ServiceError("a chat message needs some text", "bad_field")
     text = text.strip()
     if len(text) > CHAT_MAX_LENGTH:
-        raise ServiceError(f"chat messages have at most {CHAT_MAX_LENGTH} characters", "too_large")
+        raise ServiceError(
+            "chat messages have at most {max} characters", "too_large", max=CHAT_MAX_LENGTH
+        )
     game = None
     if game_id is not None:
         game = Game.objects.filter(pk=game_id).first()
         if game is None:
-            raise NotFound(f"there is no game {game_id!r}")
+            raise NotFound("there is no game {game}", game=repr(game_id))
     message = ChatMessage.objects.create(game=game, user=user, text=text)
     _after_commit(lambda: broadcast.chat_posted(message))
     return message

@@ -33,7 +33,8 @@ def game_create(user, message: dict) -> dict:
     fields = {key: value for key, value in message.items() if key not in ("type", "ref")}
     serializer = GameCreateSerializer(data=fields)
     if not serializer.is_valid():
-        raise Refused("bad_field", "; ".join(problems(serializer.errors)))
+        found = "; ".join(problems(serializer.errors))  # DRF's words, in the active language
+        raise Refused("bad_field", found)
     game = services.game_create(user=user, **serializer.validated_data)
     return selectors.game_summary(game)
 
@@ -92,10 +93,16 @@ class LobbyConsumer(ProtocolConsumer):
     async def on_request_games(self, message: dict, ref: str | None) -> None:
         status = message.get("status")
         if status is not None and status not in Game.Status.values:
-            raise Refused("bad_field", f"'status' must be one of {', '.join(Game.Status.values)}")
+            raise Refused(
+                "bad_field",
+                "'status' must be one of {values}",
+                values=", ".join(Game.Status.values),
+            )
         kind = message.get("kind")
         if kind is not None and kind not in registry.KINDS:
-            raise Refused("bad_field", f"'kind' must be one of {', '.join(registry.KINDS)}")
+            raise Refused(
+                "bad_field", "'kind' must be one of {values}", values=", ".join(registry.KINDS)
+            )
         self.status_filter, self.kind_filter = status, kind
         await self.send_games()
 

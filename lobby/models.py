@@ -21,12 +21,14 @@ NAME_MAX_LENGTH = 32
 def clean_name(raw: object) -> str:
     """A player name: stripped, 1 to 32 printable characters (no control or format chars)."""
     if not isinstance(raw, str):
-        raise ServiceError("name: a name is a string", "bad_field")
+        raise ServiceError("a name is a string", "bad_field", prefix="name")
     name = raw.strip()
     if not 1 <= len(name) <= NAME_MAX_LENGTH:
-        raise ServiceError(f"name: a name has 1 to {NAME_MAX_LENGTH} characters", "bad_field")
+        raise ServiceError(
+            "a name has 1 to {max} characters", "bad_field", prefix="name", max=NAME_MAX_LENGTH
+        )
     if not name.isprintable():
-        raise ServiceError("name: a name cannot contain control characters", "bad_field")
+        raise ServiceError("a name cannot contain control characters", "bad_field", prefix="name")
     return name
 
 
@@ -55,7 +57,7 @@ class GuestManager(models.Manager):
     def create_guest(self, *, name: object) -> Guest:
         """A new guest user called ``name`` with an API token; the name must be free."""
         name = clean_name(name)
-        taken = ServiceError(f"the name {name!r} is already taken", "name_taken")
+        taken = ServiceError("the name {name} is already taken", "name_taken", name=repr(name))
         users = get_user_model().objects
         if not name_is_free(name):
             raise taken

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, JsonResponse
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -60,7 +61,8 @@ def message(exc: exceptions.APIException) -> str:
     if isinstance(exc, exceptions.ValidationError):
         return "; ".join(problems(exc.detail))
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        return f"too many requests; try again in {max(1, round(exc.wait))} seconds"
+        seconds = max(1, round(exc.wait))
+        return gettext("too many requests; try again in {seconds} seconds").format(seconds=seconds)
     return str(exc.detail)
 
 
@@ -82,6 +84,5 @@ def problems(detail: object, field: str = "") -> list[str]:
 
 @csrf_exempt  # a POST to a wrong path is a JSON 404 too, not Django's HTML CSRF refusal
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
-    return JsonResponse(
-        {"code": "not_found", "message": f"there is no API endpoint {request.path}"}, status=404
-    )
+    message = gettext("there is no API endpoint {path}").format(path=request.path)
+    return JsonResponse({"code": "not_found", "message": message}, status=404)

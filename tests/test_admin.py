@@ -71,4 +71,6 @@ def test_ending_a_finished_game_again_only_warns(admin_client, running_game):
         {"action": "end_games_now", "_selected_action": [running_game.pk]},
         follow=True,
     )
-    assert "only a game being played can be ended" in response.content.decode()
+    assert (
+        "nur ein laufendes Spiel kann beendet werden" in response.content.decode()
+    )  # German: the default

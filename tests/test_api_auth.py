@@ -118,7 +118,7 @@ def test_guest_creation_is_rate_limited_per_address(monkeypatch):
     client = APIClient()
     become_guest(client, "alice")
     become_guest(client, "bob")
-    response = client.post("/api/auth/guest/", {"name": "charlie"})
+    response = client.post("/api/auth/guest/", {"name": "charlie"}, HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 429
     assert response.json()["code"] == "rate_limited"
     assert "try again in" in response.json()["message"]

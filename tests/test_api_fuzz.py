@@ -137,7 +137,7 @@ def test_a_post_to_a_path_that_is_no_endpoint_is_a_json_404_also_from_a_browser(
     assert response.status_code == 404
     assert response.json() == {
         "code": "not_found",
-        "message": "there is no API endpoint /api/games/null/start/",
+        "message": "es gibt keinen API-Endpunkt /api/games/null/start/",  # the site's language
     }
 
 

@@ -287,7 +287,7 @@ def test_a_started_game_cannot_start_again(alice, bob):
     ],
 )
 def test_an_unknown_game_is_not_found(alice, method, path):
-    response = getattr(alice.api, method)(path)
+    response = getattr(alice.api, method)(path, HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 404
     assert response.json() == {"code": "not_found", "message": "there is no game 999999"}
 

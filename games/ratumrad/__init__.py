@@ -36,7 +36,7 @@ def check_options(options: object) -> dict:
     if not isinstance(options, dict):
         raise BadOption("options", "options are a JSON object")
     for name in options:
-        raise BadOption(f"options.{name}", f"Rat um Rad has no option {name!r}")
+        raise BadOption(f"options.{name}", "Rat um Rad has no option {name}", name=repr(name))
     return {}
 
 

@@ -110,7 +110,9 @@ class GameState:
         try:
             return self.seats[player_id]
         except (KeyError, TypeError):
-            raise NotSeated(f"player {player_id!r} has no seat in this game") from None
+            raise NotSeated(
+                "player {player} has no seat in this game", player=repr(player_id)
+            ) from None
 
 
 # ---------------------------------------------------------------------------- setup (R2)
@@ -120,7 +122,7 @@ def new_game(seed: int, players: Sequence[PlayerId], board: Board | None = None)
     """Deal a new game: colours (R1.2), hands (R2.1), display (R2.2), destinations (R2.3)."""
     board = board or basel()
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise IllegalMove(f"a game needs 2 to 5 players, not {len(players)}", "R1.1")
+        raise IllegalMove("a game needs 2 to 5 players, not {count}", "R1.1", count=len(players))
     if len(set(players)) != len(players):
         raise IllegalMove("every player takes one seat only", "R1.1")
     rng = random.Random(seed)
@@ -293,7 +295,7 @@ def apply(state: GameState, player_id: PlayerId, move: Any) -> tuple[GameState, 
     kind = move.get("type")
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        raise UnknownType(f"unknown move type {kind!r}")
+        raise UnknownType("unknown move type {type}", type=repr(kind))
     pi = state.index_of(player_id)
     if state.status == FINISHED:
         raise GameOver("the game is over")
@@ -323,7 +325,7 @@ def _int_field(move: dict, name: str, *, required: bool = True) -> int | None:
     if value is None and not required:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
-        raise BadField(f"'{name}' must be a whole number")
+        raise BadField("'{name}' must be a whole number", name=name)
     return value
 
 
@@ -332,9 +334,9 @@ def _id_list(move: dict, name: str) -> list[int]:
     if not isinstance(value, list) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in value
     ):
-        raise BadField(f"'{name}' must be a list of card ids")
+        raise BadField("'{name}' must be a list of card ids", name=name)
     if len(set(value)) != len(value):
-        raise BadField(f"'{name}' names a card twice")
+        raise BadField("'{name}' names a card twice", name=name)
     return value
 
 
@@ -425,9 +427,9 @@ def _payment(state: GameState, pi: int, move: dict) -> tuple[int, int, int]:
     jokers = _int_field(move, "jokers", required=False)
     board = state.board
     if not 0 <= road_id < len(board.roads):
-        raise BadField(f"there is no road {road_id}")
+        raise BadField("there is no road {road}", road=road_id)
     if color is not None and color not in CARD_COLORS:
-        raise BadField(f"'color' must be one of {', '.join(CARD_COLORS)}")
+        raise BadField("'color' must be one of {colors}", colors=", ".join(CARD_COLORS))
     if jokers is not None and jokers < 0:
         raise BadField("'jokers' cannot be negative")
     _require_fresh_turn(state, pi)
@@ -438,25 +440,31 @@ def _payment(state: GameState, pi: int, move: dict) -> tuple[int, int, int]:
     player = state.players[pi]
     n = road.length
     if player.wheels < n:
-        raise IllegalMove(f"the road needs {n} wheels and you have {player.wheels}", "R6.1")
+        raise IllegalMove(
+            "the road needs {n} wheels and you have {wheels}", "R6.1", n=n, wheels=player.wheels
+        )
     if road.color == GREY:
         if color is None:
             raise IllegalMove("name the colour you pay a grey road with", "R6.1")
     elif color is None:
         color = road.color
     elif color != road.color:
-        raise IllegalMove(f"this road is paid with {road.color} cards", "R6.1")
+        raise IllegalMove("this road is paid with {color} cards", "R6.1", color=road.color)
     ci = COLOR_INDEX[color]
     have, have_jokers = player.hand[ci], player.hand[J]
     if jokers is None:
         jokers = max(0, n - have)  # R6.5: the fewest jokers that cover the cost
     if jokers > n:
-        raise IllegalMove(f"the road costs only {n} cards", "R6.5")
+        raise IllegalMove("the road costs only {n} cards", "R6.5", n=n)
     if jokers > have_jokers or n - jokers > have:
         raise IllegalMove(
-            f"the road costs {n} cards of one colour ({color}) or jokers; "
-            f"you have {have} {color} and {have_jokers} jokers",
+            "the road costs {n} cards of one colour ({color}) or jokers; "
+            "you have {have} {color} and {jokers} jokers",
             "R6.1",
+            n=n,
+            color=color,
+            have=have,
+            jokers=have_jokers,
         )
     return road_id, ci, jokers
 
@@ -535,9 +543,9 @@ def _vote_end(state: GameState, pi: int, move: dict, events: list[dict]) -> None
         raise BadField("'end' must be true or false")
     player = state.players[pi]
     if player.vote_end == end:
-        raise IllegalMove(
-            "you have already voted to end" if end else "you have not voted to end", "R8.2"
-        )
+        if end:
+            raise IllegalMove("you have already voted to end", "R8.2")
+        raise IllegalMove("you have not voted to end", "R8.2")
     player.vote_end = end
     events.append({"kind": "voted_end", "player": player.id, "end": end})
     if all(p.vote_end for p in state.players):
