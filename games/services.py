@@ -131,6 +131,19 @@ TURN_SECONDS_RANGE = (10, 3600)
 SITE_DEFAULT = "default"  # turn_seconds: the site's setting for a public game, none if private
 
 
+@dataclass(frozen=True)
+class NewGame:
+    """A new game's settings, checked (``check_game_create``)."""
+
+    kind: registry.GameKind
+    options: dict
+    name: str
+    max_players: int
+    bots: int
+    private: bool
+    turn_seconds: int | None
+
+
 def check_game_kind(kind: object, options: object) -> tuple[registry.GameKind, dict]:
     """The kind of a new game and its options with their defaults; ``bad_field`` naming the
     field otherwise."""
@@ -151,26 +164,22 @@ def check_game_kind(kind: object, options: object) -> tuple[registry.GameKind, d
         raise ServiceError.from_engine(error, 400, prefix=field) from None
 
 
-def game_create(
+def check_game_create(
     *,
-    user: AbstractBaseUser,
-    name: str,
-    max_players: int | None = None,
-    bots: int = 0,
-    private: bool = False,
-    turn_seconds: int | str | None = SITE_DEFAULT,
-    kind: str = registry.DEFAULT_KIND,
-    options: dict | None = None,
-) -> Game:
-    """A new game of ``kind`` with ``user`` in its first seat and ``bots`` computer players.
-
-    ``turn_seconds``: a person's time per turn (``None`` or 0: no limit); by default
-    ``settings.TURN_SECONDS_PUBLIC`` for a public game and no limit for a private one.
-    A solo kind seats ``user`` alone and starts at once (no bots, no timer).
-    """
+    name: object,
+    max_players: object = None,
+    bots: object = 0,
+    private: object = False,
+    turn_seconds: object = SITE_DEFAULT,
+    kind: object = registry.DEFAULT_KIND,
+    options: object = None,
+) -> NewGame:
+    """The settings of a new game, or ``bad_field`` naming the first wrong one. A solo kind
+    takes one seat, no computer players and no timer, whatever was asked."""
     game_kind, options = check_game_kind(kind, options)
+    name = _game_name(name)
     if game_kind.solo:
-        return _solo_create(user=user, name=name, game_kind=game_kind, options=options)
+        return NewGame(game_kind, options, name, 1, 0, True, None)
     if turn_seconds == SITE_DEFAULT:
         turn_seconds = None if private else settings.TURN_SECONDS_PUBLIC
     low, high = TURN_SECONDS_RANGE
@@ -181,7 +190,6 @@ def game_create(
             low=low,
             high=high,
         )
-    name = _game_name(name)
     low, high = game_kind.min_players, game_kind.max_players
     if max_players is None:
         max_players = low
@@ -204,22 +212,59 @@ def game_create(
         )
     if isinstance(bots, bool) or not isinstance(bots, int) or not 0 <= bots < max_players:
         raise ServiceError("bots must leave at least one seat for you", "bad_field")
-    with transaction.atomic():
-        game = Game.objects.create(
-            name=name,
-            kind=game_kind.key,
-            options=options,
-            max_players=max_players,
-            creator=user,
-            seed=game_kind.glue.new_seed(options),
-            private=bool(private),
-            turn_seconds=turn_seconds or None,
-        )
-        Seat.objects.create(game=game, user=user)
-        for bot_user in _bot_users(bots, exclude=user.pk):
-            Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=game_kind.default_bot)
+    return NewGame(game_kind, options, name, max_players, bots, bool(private), turn_seconds or None)
+
+
+def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
+    """Create the game with ``user`` in its first seat; a solo game is dealt at once."""
+    game = Game.objects.create(
+        name=new.name,
+        kind=new.kind.key,
+        options=new.options,
+        max_players=new.max_players,
+        creator=user,
+        seed=new.kind.glue.new_seed(new.options),
+        private=new.private,
+        turn_seconds=new.turn_seconds,
+    )
+    Seat.objects.create(game=game, user=user)
+    for bot_user in _bot_users(new.bots, exclude=user.pk):
+        Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=new.kind.default_bot)
+    if new.kind.solo:
+        do_game_start(game=game, seats=list(game.seats.all()))
+    else:
         _after_commit(broadcast.lobby_changed)
     return game
+
+
+def game_create(
+    *,
+    user: AbstractBaseUser,
+    name: str,
+    max_players: int | None = None,
+    bots: int = 0,
+    private: bool = False,
+    turn_seconds: int | str | None = SITE_DEFAULT,
+    kind: str = registry.DEFAULT_KIND,
+    options: dict | None = None,
+) -> Game:
+    """A new game of ``kind`` with ``user`` in its first seat and ``bots`` computer players.
+
+    ``turn_seconds``: a person's time per turn (``None`` or 0: no limit); by default
+    ``settings.TURN_SECONDS_PUBLIC`` for a public game and no limit for a private one.
+    A solo kind seats ``user`` alone and starts at once (no bots, no timer).
+    """
+    new = check_game_create(
+        name=name,
+        max_players=max_players,
+        bots=bots,
+        private=private,
+        turn_seconds=turn_seconds,
+        kind=kind,
+        options=options,
+    )
+    with transaction.atomic():
+        return do_game_create(user=user, new=new)
 
 
 def _game_name(name: object) -> str:
@@ -229,26 +274,6 @@ def _game_name(name: object) -> str:
             "a game name has 1 to {max} characters", "bad_field", max=NAME_MAX_LENGTH
         )
     return name
-
-
-def _solo_create(
-    *, user: AbstractBaseUser, name: str, game_kind: registry.GameKind, options: dict
-) -> Game:
-    """A game of one: seated and started at once, never listed as waiting."""
-    name = _game_name(name)
-    with transaction.atomic():
-        game = Game.objects.create(
-            name=name,
-            kind=game_kind.key,
-            options=options,
-            max_players=1,
-            creator=user,
-            seed=game_kind.glue.new_seed(options),
-            private=True,
-        )
-        Seat.objects.create(game=game, user=user)
-        _deal(game, game_kind, list(game.seats.all()))
-    return game
 
 
 def _bot_users(count: int, exclude: int) -> list[AbstractBaseUser]:
@@ -273,52 +298,69 @@ def _bot_users(count: int, exclude: int) -> list[AbstractBaseUser]:
     return found
 
 
-def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
-    with transaction.atomic():
-        game = _locked(game_id)
-        if game.status != Game.Status.WAITING:
-            raise Conflict("the game has already started", "started")
-        seats = list(game.seats.all())
-        if any(seat.user_id == user.pk for seat in seats):
-            raise Conflict("you already have a seat in this game", "already_seated")
-        if len(seats) >= game.max_players:
-            raise Conflict("the game is full", "full")
-        seat = Seat.objects.create(game=game, user=user)
-        events = [{"kind": "joined", "player": user.pk}]
-        Event.objects.create(game=game, seq=game.seq, kind="joined", data=events[0])
-        _after_commit(lambda: broadcast.game_changed(game, None, events))
-        _after_commit(broadcast.lobby_changed)
-    return seat
-
-
-def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:
-    """Deal the cards (R2): the game moves on to the preparation phase."""
-    with transaction.atomic():
-        game = _locked(game_id)
-        if game.creator_id != user.pk:
-            raise Forbidden("only the player who created the game can start it")
-        if game.status != Game.Status.WAITING:
-            raise Conflict("the game has already started", "started")
-        seats = list(game.seats.order_by("joined", "id"))  # the order the log replays
-        game_kind = kind_of(game)
-        if len(seats) < game_kind.min_players:
-            count, rule = game_kind.min_players, game_kind.seats_rule
-            if rule:
-                raise Conflict(
-                    "a game needs at least {count} players ({rule})",
-                    "too_few_players",
-                    count=count,
-                    rule=rule,
-                )
-            raise Conflict("a game needs at least {count} players", "too_few_players", count=count)
-        _deal(game, game_kind, seats)
+def check_game_join(*, game_id: int, user: AbstractBaseUser) -> Game:
+    """The locked waiting game with a seat free for ``user``."""
+    game = _locked(game_id)
+    if game.status != Game.Status.WAITING:
+        raise Conflict("the game has already started", "started")
+    seats = list(game.seats.all())
+    if any(seat.user_id == user.pk for seat in seats):
+        raise Conflict("you already have a seat in this game", "already_seated")
+    if len(seats) >= game.max_players:
+        raise Conflict("the game is full", "full")
     return game
 
 
-def _deal(game: Game, game_kind: registry.GameKind, seats: list[Seat]) -> None:
+def do_game_join(*, game: Game, user: AbstractBaseUser) -> Seat:
+    seat = Seat.objects.create(game=game, user=user)
+    events = [{"kind": "joined", "player": user.pk}]
+    Event.objects.create(game=game, seq=game.seq, kind="joined", data=events[0])
+    _after_commit(lambda: broadcast.game_changed(game, None, events))
+    _after_commit(broadcast.lobby_changed)
+    return seat
+
+
+def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
+    with transaction.atomic():
+        return do_game_join(game=check_game_join(game_id=game_id, user=user), user=user)
+
+
+def check_game_start(*, game_id: int, user: AbstractBaseUser) -> tuple[Game, list[Seat]]:
+    """The locked waiting game, started by its creator with enough seats taken; its seats in
+    the order the log replays."""
+    game = _locked(game_id)
+    if game.creator_id != user.pk:
+        raise Forbidden("only the player who created the game can start it")
+    if game.status != Game.Status.WAITING:
+        raise Conflict("the game has already started", "started")
+    seats = list(game.seats.order_by("joined", "id"))
+    game_kind = kind_of(game)
+    count, rule = game_kind.min_players, game_kind.seats_rule
+    if len(seats) >= count:
+        return game, seats
+    if rule:
+        raise Conflict(
+            "a game needs at least {count} players ({rule})",
+            "too_few_players",
+            count=count,
+            rule=rule,
+        )
+    raise Conflict("a game needs at least {count} players", "too_few_players", count=count)
+
+
+def do_game_start(*, game: Game, seats: list[Seat]) -> None:
+    """Deal: the engine's new game for these seats (Rat um Rad: the preparation phase, R2)."""
+    game_kind = kind_of(game)
     state = game_kind.engine.new_game(game.seed, [seat.user_id for seat in seats], game.options)
     game.started = timezone.now()
     _record(game, state, seats, None, None, game_kind.glue.start_events(state))
+
+
+def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:
+    with transaction.atomic():
+        game, seats = check_game_start(game_id=game_id, user=user)
+        do_game_start(game=game, seats=seats)
+    return game
 
 
 # ---------------------------------------------------------------------------- play
@@ -327,6 +369,48 @@ def _deal(game: Game, game_kind: registry.GameKind, seats: list[Seat]) -> None:
 def load_state(game: Game):
     """The engine state of a dealt game."""
     return kind_of(game).engine.from_dict(game.state)
+
+
+@dataclass
+class MoveCheck:
+    """A move that may be tried: the locked game, its seats (with presence), the mover's."""
+
+    game: Game
+    seats: list[Seat]
+    seat: Seat
+
+
+def check_move(
+    *, game_id: int, user: AbstractBaseUser, expect_seq: int | None, by_bot: bool
+) -> MoveCheck:
+    game = _locked(game_id)
+    seats = selectors.seats_with_presence(game.pk)  # the broadcast needs presence
+    seat = _seat_of(seats, user)
+    if by_bot and not seat.computer_plays:
+        raise Stale("the person plays this seat again")
+    if seat.left and not by_bot:
+        raise Conflict("you have left this game", "left_game")
+    if game.status in Game.OVER:
+        raise ServiceError("the game is over", "game_over", 409)
+    if game.status == Game.Status.WAITING:
+        raise ServiceError("the game has not started yet", "not_started", 409)
+    if expect_seq is not None and expect_seq != game.seq:
+        raise Stale("the game is at move {seq}, not {expected}", seq=game.seq, expected=expect_seq)
+    return MoveCheck(game, seats, seat)
+
+
+def do_move(*, checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: bool) -> list:
+    """The engine applies the move (its refusal changes nothing); the change is recorded."""
+    game, seat = checked.game, checked.seat
+    state = load_state(game)
+    try:
+        state, events = kind_of(game).engine.apply(state, user.pk, move)
+    except EngineError as error:
+        raise ServiceError.from_engine(error) from error
+    if seat.autopilot and not by_bot:
+        events = [*_autopilot_off(seat), *events]
+    _record(game, state, checked.seats, user, move, events)
+    return events
 
 
 def move_apply(
@@ -344,30 +428,9 @@ def move_apply(
     """
     move = {key: value for key, value in move.items() if key not in ("ref", "expect_seq")}
     with transaction.atomic():
-        game = _locked(game_id)
-        seats = selectors.seats_with_presence(game.pk)  # the broadcast needs presence
-        seat = _seat_of(seats, user)
-        if by_bot and not seat.computer_plays:
-            raise Stale("the person plays this seat again")
-        if seat.left and not by_bot:
-            raise Conflict("you have left this game", "left_game")
-        if game.status in Game.OVER:
-            raise ServiceError("the game is over", "game_over", 409)
-        if game.status == Game.Status.WAITING:
-            raise ServiceError("the game has not started yet", "not_started", 409)
-        if expect_seq is not None and expect_seq != game.seq:
-            raise Stale(
-                "the game is at move {seq}, not {expected}", seq=game.seq, expected=expect_seq
-            )
-        state = load_state(game)
-        try:
-            state, events = kind_of(game).engine.apply(state, user.pk, move)
-        except EngineError as error:
-            raise ServiceError.from_engine(error) from error
-        if seat.autopilot and not by_bot:
-            events = [*_autopilot_off(seat), *events]
-        _record(game, state, seats, user, move, events)
-    return MoveResult(seq=game.seq, events=events)
+        checked = check_move(game_id=game_id, user=user, expect_seq=expect_seq, by_bot=by_bot)
+        events = do_move(checked=checked, user=user, move=move, by_bot=by_bot)
+    return MoveResult(seq=checked.game.seq, events=events)
 
 
 def _autopilot_off(seat: Seat) -> list[dict]:
@@ -376,23 +439,48 @@ def _autopilot_off(seat: Seat) -> list[dict]:
     return [{"kind": "autopilot_off", "player": seat.user_id}]
 
 
+def check_turn_expire(*, game_id: int, now) -> Game | None:
+    """The locked game whose turn ran out; None if another server process was first or the
+    player moved just in time."""
+    game = _locked(game_id)
+    if not game.is_playing or game.turn_deadline is None or game.turn_deadline > now:
+        return None
+    return game
+
+
+def do_turn_expire(*, game: Game) -> None:
+    seats = list(game.seats.select_related("user"))
+    state = load_state(game)
+    events = []
+    for seat in turns.late_seats(game, state, seats):
+        seat.autopilot = True
+        seat.save(update_fields=["autopilot"])
+        events.append({"kind": "autopilot_on", "player": seat.user_id, "reason": "timeout"})
+    _record_seats(game, state, seats, events)
+
+
 def turn_expire(*, game_id: int, now=None) -> bool:
     """The turn timer ran out: the computer plays the late seats (False if it had not)."""
-    now = now or timezone.now()
     with transaction.atomic():
-        game = _locked(game_id)
-        # Another server process may have been first, or the player moved just in time.
-        if not game.is_playing or game.turn_deadline is None or game.turn_deadline > now:
+        game = check_turn_expire(game_id=game_id, now=now or timezone.now())
+        if game is None:
             return False
-        seats = list(game.seats.select_related("user"))
-        state = load_state(game)
-        events = []
-        for seat in turns.late_seats(game, state, seats):
-            seat.autopilot = True
-            seat.save(update_fields=["autopilot"])
-            events.append({"kind": "autopilot_on", "player": seat.user_id, "reason": "timeout"})
-        _record_seats(game, state, seats, events)
+        do_turn_expire(game=game)
     return True
+
+
+def check_seat_take_back(*, game_id: int, user: AbstractBaseUser) -> tuple[Game, list, Seat]:
+    game = _locked(game_id)
+    seats = list(game.seats.all())
+    seat = _seat_of(seats, user)
+    if seat.left:
+        raise Conflict("you have left this game", "left_game")
+    return game, seats, seat
+
+
+def do_seat_take_back(*, game: Game, seats: list[Seat], seat: Seat) -> None:
+    if seat.autopilot and game.is_playing:
+        _record_seats(game, load_state(game), seats, _autopilot_off(seat))
 
 
 def seat_take_back(*, game_id: int, user: AbstractBaseUser) -> int:
@@ -401,14 +489,30 @@ def seat_take_back(*, game_id: int, user: AbstractBaseUser) -> int:
     Returns the game's ``seq``.
     """
     with transaction.atomic():
-        game = _locked(game_id)
-        seats = list(game.seats.all())
-        seat = _seat_of(seats, user)
-        if seat.left:
-            raise Conflict("you have left this game", "left_game")
-        if seat.autopilot and game.is_playing:
-            _record_seats(game, load_state(game), seats, _autopilot_off(seat))
+        game, seats, seat = check_seat_take_back(game_id=game_id, user=user)
+        do_seat_take_back(game=game, seats=seats, seat=seat)
     return game.seq
+
+
+def check_game_leave(*, game_id: int, user: AbstractBaseUser) -> tuple[Game, list, Seat]:
+    game = _locked(game_id)
+    seats = list(game.seats.select_related("user"))
+    if game.status in Game.OVER:
+        raise Conflict("the game is over", "game_over")
+    seat = _seat_of(seats, user)
+    if seat.left:
+        raise Conflict("you have already left this game", "left_game")
+    return game, seats, seat
+
+
+def do_game_leave(*, game: Game, seats: list[Seat], seat: Seat) -> None:
+    if game.status == Game.Status.WAITING:
+        _leave_waiting(game, seat, [other for other in seats if other != seat])
+        return
+    seat.left = seat.autopilot = True
+    seat.save(update_fields=["left", "autopilot"])
+    events = [{"kind": "left", "player": seat.user_id, "replaced": True}]
+    _record_seats(game, load_state(game), seats, events)
 
 
 def game_leave(*, game_id: int, user: AbstractBaseUser) -> Game:
@@ -418,20 +522,8 @@ def game_leave(*, game_id: int, user: AbstractBaseUser) -> Game:
     (starting it) passes on to the next person who joined.
     """
     with transaction.atomic():
-        game = _locked(game_id)
-        seats = list(game.seats.select_related("user"))
-        if game.status in Game.OVER:
-            raise Conflict("the game is over", "game_over")
-        seat = _seat_of(seats, user)
-        if seat.left:
-            raise Conflict("you have already left this game", "left_game")
-        if game.status == Game.Status.WAITING:
-            _leave_waiting(game, seat, [other for other in seats if other != seat])
-            return game
-        seat.left = seat.autopilot = True
-        seat.save(update_fields=["left", "autopilot"])
-        events = [{"kind": "left", "player": user.pk, "replaced": True}]
-        _record_seats(game, load_state(game), seats, events)
+        game, seats, seat = check_game_leave(game_id=game_id, user=user)
+        do_game_leave(game=game, seats=seats, seat=seat)
     return game
 
 
@@ -455,35 +547,53 @@ def _leave_waiting(game: Game, seat: Seat, others: list[Seat]) -> None:
     _after_commit(broadcast.lobby_changed)
 
 
+def check_game_end_now(*, game_id: int) -> Game:
+    game = _locked(game_id)
+    if not game.is_playing:
+        raise Conflict("only a game being played can be ended", "not_playing")
+    return game
+
+
+def do_game_end_now(*, game: Game, reason: str) -> None:
+    state = load_state(game)
+    events = kind_of(game).engine.end_game(state, reason)
+    _record(game, state, list(game.seats.all()), None, None, events)
+
+
 def game_end_now(*, game_id: int, reason: str = "admin") -> Game:
     """End a game that is being played, scored as usual (an admin's decision)."""
     with transaction.atomic():
-        game = _locked(game_id)
-        if not game.is_playing:
-            raise Conflict("only a game being played can be ended", "not_playing")
-        seats = list(game.seats.all())
-        state = load_state(game)
-        events = kind_of(game).engine.end_game(state, reason)
-        _record(game, state, seats, None, None, events)
+        game = check_game_end_now(game_id=game_id)
+        do_game_end_now(game=game, reason=reason)
     return game
+
+
+def check_game_abort(*, game_id: int) -> Game:
+    game = _locked(game_id)
+    if game.status in Game.OVER:
+        raise Conflict("the game is already over", "game_over")
+    return game
+
+
+def do_game_abort(*, game: Game) -> None:
+    """Call the game off without results."""
+    game.status = Game.Status.ABORTED
+    game.finished = timezone.now()
+    game.seq += 1
+    game.turn_deadline = None
+    game.save(update_fields=["status", "finished", "seq", "turn_deadline", "updated"])
+    events = [{"kind": "aborted", "player": None}]
+    Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[0])
+    state = load_state(game) if game.state else None
+    _after_commit(lambda: broadcast.game_changed(game, state, events))
+    _after_commit(broadcast.lobby_changed)
 
 
 def game_abort(*, game_id: int) -> Game:
     """Call a game off without results."""
     with transaction.atomic():
-        game = _locked(game_id)
-        if game.status in Game.OVER:
-            raise Conflict("the game is already over", "game_over")
-        game.status = Game.Status.ABORTED
-        game.finished = timezone.now()
-        game.seq += 1
-        game.turn_deadline = None
-        game.save(update_fields=["status", "finished", "seq", "turn_deadline", "updated"])
-        events = [{"kind": "aborted", "player": None}]
-        Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[0])
-        state = load_state(game) if game.state else None
-        _after_commit(lambda: broadcast.game_changed(game, state, events))
-        _after_commit(broadcast.lobby_changed)
+        game = check_game_abort(game_id=game_id)
+        do_game_abort(game=game)
     return game
 
 
