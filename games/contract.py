@@ -46,6 +46,10 @@ named in its ``GameKind`` (``games.registry``) has this shape:
     the order of every deck and stack, future dice, generator states) is shuffled or redrawn
     with ``rng`` while staying a consistent game. The secrecy tests check that
     ``view(state, p) == view(scramble(state, p, rng), p)``.
+``simulate_report(games, players, bots, options, seed) -> (lines, problems)``
+    Seeded games (``seed``, ``seed + 1``, ...) played by random players, or by ``bots`` (names
+    of ``BOTS``), for ``manage.py simulate``: the lines to print and the rule violations found.
+    Raises ``ValueError`` naming the option (``--players``, ``--bots``) it cannot play.
 ``BOTS`` / ``make_bot(name, seed) -> bot``
     The kind's computer players by name; ``bot.choose(view) -> move`` decides from the seat's
     own ``view`` alone (exactly what a person in that seat is sent) and returns one of

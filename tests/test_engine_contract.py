@@ -76,6 +76,7 @@ def test_the_engine_has_the_contract_names(kind):
         *("KIND", "MIN_PLAYERS", "MAX_PLAYERS", "MOVE_TYPES", "BOTS", "check_options"),
         *("new_game", "legal_moves", "to_move", "apply", "end_game", "view", "phase"),
         *("is_over", "results", "replay", "to_dict", "from_dict", "scramble", "make_bot"),
+        "simulate_report",
     ):
         assert hasattr(engine, name), name
     assert kind == engine.KIND

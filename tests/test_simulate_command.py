@@ -16,7 +16,7 @@ pytestmark = pytest.mark.engine  # neither database nor channel layer
 FIGURE = re.compile(r"^(?P<name>[a-z ]+): (?P<value>-?\d+(\.\d+)?)$")
 
 
-def run(**options: int) -> dict[str, float]:
+def run(**options: object) -> dict[str, float]:
     out = io.StringIO()
     call_command("simulate", stdout=out, stderr=io.StringIO(), **options)
     figures = {}
@@ -51,3 +51,21 @@ def test_simulate_fails_when_an_invariant_breaks(monkeypatch):
     monkeypatch.setattr(simulation, "check_invariants", lambda state: ["R1.4: a card is lost"])
     with pytest.raises(CommandError, match="invariant violations"):
         run(games=1, players=2, seed=1)
+
+
+def test_simulate_plays_the_kind_it_is_told_and_rat_um_rad_by_default():
+    default, told = (
+        run(games=2, players=3, seed=7),
+        run(games=2, players=3, seed=7, kind="ratumrad"),
+    )
+    del default["games per second"], told["games per second"]
+    assert default == told
+
+
+def test_simulate_refuses_an_unknown_kind_and_options_the_kind_does_not_take():
+    with pytest.raises(CommandError, match="--kind"):
+        run(games=1, kind="chess")
+    with pytest.raises(CommandError, match="--options"):
+        run(games=1, kind="ratumrad", options='{"fast": true}')
+    with pytest.raises(CommandError, match="--options"):
+        run(games=1, kind="ratumrad", options="{not json")

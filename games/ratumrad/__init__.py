@@ -26,6 +26,7 @@ from .engine import (
     to_dict,
     view,
 )
+from .report import simulate_report
 
 KIND = "ratumrad"
 BOTS = tuple(_bots.BOTS)
@@ -113,6 +114,7 @@ __all__ = [
     "replay",
     "results",
     "scramble",
+    "simulate_report",
     "to_dict",
     "to_move",
     "view",
