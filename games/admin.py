@@ -5,7 +5,7 @@ from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from games import services
+from games import registry, services
 from games.models import BuiltRoad, DestinationCard, Game, Move, Seat
 
 
@@ -50,7 +50,8 @@ class SeatCountFilter(admin.SimpleListFilter):
     parameter_name = "players"
 
     def lookups(self, request, model_admin):
-        return [(str(n), str(n)) for n in range(1, 6)]
+        most = max(kind.max_players for kind in registry.KINDS.values())
+        return [(str(n), str(n)) for n in range(1, most + 1)]
 
     def queryset(self, request, queryset):
         if self.value():
@@ -58,12 +59,25 @@ class SeatCountFilter(admin.SimpleListFilter):
         return queryset
 
 
+class KindFilter(admin.SimpleListFilter):
+    title = _("kind")
+    parameter_name = "kind"
+
+    def lookups(self, request, model_admin):
+        return [(key, kind.name) for key, kind in registry.KINDS.items()]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(kind=self.value()) if self.value() else queryset
+
+
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ("id", "name", "status", "seat_count", "max_players", "seq", "created")
-    list_filter = ("status", SeatCountFilter, "max_players")
+    list_display = ("id", "name", "kind", "status", "seat_count", "max_players", "seq", "created")
+    list_filter = ("status", KindFilter, SeatCountFilter, "max_players")
     search_fields = ("name", "seats__user__username")
     readonly_fields = (
+        "kind",
+        "options",
         "status",
         "board",
         "creator",

@@ -34,6 +34,9 @@ def test_the_game_list_filters_by_status_and_players_and_searches_names(admin_cl
     assert "Rheinufer" not in admin_client.get(url, {"players": "3"}).content.decode()
     assert "Rheinufer" in admin_client.get(url, {"q": "bob"}).content.decode()
     assert "Rheinufer" not in admin_client.get(url, {"q": "zoe"}).content.decode()
+    assert "Rheinufer" in admin_client.get(url, {"kind": "ratumrad"}).content.decode()
+    Game.objects.filter(pk=running_game.pk).update(kind="other")
+    assert "Rheinufer" not in admin_client.get(url, {"kind": "ratumrad"}).content.decode()
 
 
 def test_a_game_page_shows_seats_cards_and_moves_read_only(admin_client, running_game):
