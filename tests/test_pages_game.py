@@ -125,7 +125,7 @@ def test_the_page_keeps_to_the_content_security_policy(client, alice, bob, charl
     for viewer in (alice, charlie):
         response = page(client, game_id, viewer)
         assert_page_keeps_policy(response)
-        assert '<script type="module" src="/static/js/game.js">' in response.content.decode()
+        assert '<script type="module" src="/static/js/shell.js">' in response.content.decode()
 
 
 def test_a_finished_game_hands_its_results_with_the_longest_paths(client, alice, bob):

@@ -1,4 +1,5 @@
-// Small helpers to build DOM and SVG nodes. Text always goes in as textContent, never as HTML.
+// Small helpers to build DOM and SVG nodes, shared by the game page's shell and every kind's
+// table. Text always goes in as textContent, never as HTML.
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
 function build(node, attrs, children) {
@@ -30,6 +31,11 @@ export function format(template, values = {}) {
   );
 }
 
+// A small label on a player or a card: "you", "computer", "long"...
+export function badge(kind, text, title) {
+  return h("span", { class: `badge badge-${kind}`, title: title || null, text });
+}
+
 export function show(node, visible) {
   node.hidden = !visible;
 }
@@ -40,4 +46,18 @@ export function cookie(name) {
     if (key === name) return decodeURIComponent(rest.join("="));
   }
   return "";
+}
+
+// Opens a <dialog> as a modal; when it closes, the focus goes back where it was.
+export function openModal(dialog) {
+  if (dialog.open) return;
+  const back = document.activeElement;
+  dialog.addEventListener(
+    "close",
+    () => {
+      if (back && back.isConnected && typeof back.focus === "function") back.focus();
+    },
+    { once: true },
+  );
+  dialog.showModal();
 }

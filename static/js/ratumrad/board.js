@@ -1,5 +1,5 @@
 // The Basel board as SVG: the Rhine, the places, every road as its wheel spaces.
-import { format, svg } from "./dom.js";
+import { format, svg } from "../game/dom.js";
 
 const MARGIN = 8; // map units around everything drawn
 const PLACE_RADIUS = 5.5;

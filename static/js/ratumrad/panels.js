@@ -1,25 +1,13 @@
-// The side panels and the end screen, drawn from one STATE. Nothing here talks to the server:
-// buttons call the handlers the page passes in.
-import { format, h } from "./dom.js";
+// Rat um Rad's side panels and its part of the end screen, drawn from one STATE. Nothing here
+// talks to the server: buttons call the handlers the table passes in.
+import { badge, format, h } from "../game/dom.js";
+import { inPlay, legalOf } from "../game/state.js";
 
 export const CARD_ORDER = ["red", "blue", "orange", "green", "yellow", "pink", "black", "white", "joker"];
-const PLAYING = new Set(["RUNNING", "FINAL_ROUND"]);
-
-export function legalOf(state, type) {
-  return (state.legal || []).filter((move) => move.type === type);
-}
-
-export function inPlay(state) {
-  return PLAYING.has(state.status);
-}
 
 // A colour's letter on the colour itself: colour-blind players read the letter.
 export function chip(T, color) {
   return h("span", { class: `chip c-${color}`, "aria-hidden": "true", text: T.letters[color] || "" });
-}
-
-function badge(kind, text, title) {
-  return h("span", { class: `badge badge-${kind}`, title: title || null, text });
 }
 
 function stat(label, value) {
@@ -183,94 +171,47 @@ export function renderDestinations(list, state, T, placeName, pinned, onPreview,
   list.replaceChildren(...items);
 }
 
-export function renderWaiting(parts, state, T, userId) {
-  const seats = state.players.map((player) => {
-    const item = h("li", { class: player.id === userId ? "me" : null }, h("span", { class: "player-name", text: player.name }));
-    if (player.id === userId) item.append(" ", badge("you", T.you));
-    if (player.is_bot) item.append(" ", badge("bot", T.bot, T.bot_title));
-    if (player.id === state.creator) item.append(" ", badge("creator", T.creator));
-    return item;
-  });
-  for (let i = state.players.length; i < (state.max_players || 0); i += 1) {
-    seats.push(h("li", { class: "free" }, T.free_seat));
-  }
-  parts.seats.replaceChildren(...seats);
-  const isCreator = Boolean(state.you) && state.creator === userId;
-  const enough = state.players.length >= 2;
-  parts.start.hidden = !isCreator;
-  parts.start.disabled = !enough;
-  parts.join.hidden = Boolean(state.you) || state.players.length >= (state.max_players || 0);
-  const creator = state.players.find((player) => player.id === state.creator);
-  if (isCreator) parts.text.textContent = enough ? "" : T.need_players;
-  else parts.text.textContent = format(T.waiting_for_creator, { name: creator ? creator.name : "?" });
-}
-
 function signed(points, sign) {
   return points ? `${sign}${points}` : "0";
 }
 
-// The score sheet (R8.3): one row per player, best place first, and every card revealed.
-export function renderResults(parts, state, T, placeName, userId, shownPaths, onTogglePath) {
-  const rows = state.results || [];
-  parts.reason.textContent = T.end_reasons[state.end_reason] || "";
-  const winners = rows.filter((row) => row.place === 1).map((row) => row.name);
-  parts.winner.textContent = format(winners.length > 1 ? T.results_winners : T.results_winner, {
-    names: winners.join(", "),
+// The score sheet's own columns (R8.3), around the shared place, player and total: road
+// points, destination cards reached and missed, the longest path; after the total, a button
+// that shows the player's longest path on the map.
+export function resultColumns(row, T, shownPaths, onTogglePath) {
+  let path = String(row.longest_path);
+  if (row.longest_path_bonus) path += ` · ${T.results_bonus}`;
+  if (row.longest_path_tie) path += ` (${T.results_tie})`;
+  const toggle = h("button", {
+    type: "button",
+    class: "path-toggle",
+    "aria-pressed": shownPaths.has(row.player) ? "true" : "false",
+    disabled: !(row.longest_path_roads && row.longest_path_roads.length),
+    text: T.results_show_path,
   });
-  const mine = rows.find((row) => row.player === userId);
-  parts.you.textContent = mine ? format(T.results_you, { total: mine.total }) : "";
-  parts.you.hidden = !mine;
+  toggle.addEventListener("click", () => onTogglePath(row.player));
+  return {
+    before: [
+      { heading: T.results_road_points, class: "number", text: signed(row.road_points, "+") },
+      {
+        heading: T.results_reached,
+        class: "number",
+        text: `${row.destinations_reached} (${signed(row.destinations_reached_points, "+")})`,
+      },
+      {
+        heading: T.results_missed,
+        class: "number",
+        text: `${row.destinations_missed} (${signed(row.destinations_missed_points, "−")})`,
+      },
+      { heading: T.results_longest_path, text: path },
+    ],
+    after: [{ heading: "", node: toggle }],
+  };
+}
 
-  const headings = [
-    T.results_place,
-    T.results_player,
-    T.results_road_points,
-    T.results_reached,
-    T.results_missed,
-    T.results_longest_path,
-    T.results_total,
-    "",
-  ];
-  const head = h("thead", {}, h("tr", {}, headings.map((text) => h("th", { scope: "col", text }))));
-  const body = h(
-    "tbody",
-    {},
-    rows.map((row) => {
-      let path = String(row.longest_path);
-      if (row.longest_path_bonus) path += ` · ${T.results_bonus}`;
-      if (row.longest_path_tie) path += ` (${T.results_tie})`;
-      let place = `${row.place}.`;
-      if (row.tied) place += ` (${T.results_shared_place})`;
-      const toggle = h("button", {
-        type: "button",
-        class: "path-toggle",
-        "aria-pressed": shownPaths.has(row.player) ? "true" : "false",
-        disabled: !(row.longest_path_roads && row.longest_path_roads.length),
-        text: T.results_show_path,
-      });
-      toggle.addEventListener("click", () => onTogglePath(row.player));
-      return h(
-        "tr",
-        { class: [row.place === 1 && "winner", row.player === userId && "me"].filter(Boolean).join(" ") },
-        h("td", { text: place }),
-        h(
-          "th",
-          { scope: "row" },
-          h("span", { class: `swatch c-${row.color}`, title: T.colors[row.color] }, T.letters[row.color] || ""),
-          " ",
-          h("span", { class: "player-name", text: row.name }),
-        ),
-        h("td", { class: "number", text: signed(row.road_points, "+") }),
-        h("td", { class: "number", text: `${row.destinations_reached} (${signed(row.destinations_reached_points, "+")})` }),
-        h("td", { class: "number", text: `${row.destinations_missed} (${signed(row.destinations_missed_points, "−")})` }),
-        h("td", { text: path }),
-        h("td", { class: "number total", text: row.total }),
-        h("td", {}, toggle),
-      );
-    }),
-  );
-  parts.table.replaceChildren(head, body);
-
+// Below the score sheet: every player's destination cards revealed, and the cards left.
+export function renderResultCards(list, state, T, placeName, userId) {
+  const rows = state.results || [];
   const details = rows.map((row) => {
     const cards = (row.destinations || []).map((card) =>
       h(
@@ -296,5 +237,5 @@ export function renderResults(parts, state, T, placeName, userId, shownPaths, on
       h("p", { class: "hand-left", text: format(T.results_hand_of, { cards: left.join(", ") || "0" }) }),
     );
   });
-  parts.cards.replaceChildren(...details);
+  list.replaceChildren(...details);
 }

@@ -1,0 +1,62 @@
+// The end screen's shared part: why the game ended, who won, your total, and the score sheet
+// with the columns every kind has (place, player, total). The kind's table adds its own
+// columns through resultColumns(row) (see static/js/shell.js) and draws any extras below.
+import { format, h } from "./dom.js";
+
+// A column of the kind's: {heading, text, class, node} -> one cell of a row.
+function cell(column) {
+  return h("td", { class: column.class || null, text: column.text }, column.node || null);
+}
+
+// extraColumns(row) -> {before: [column], after: [column]}, around the Total column.
+export function renderResults(parts, state, T, userId, extraColumns) {
+  const rows = state.results || [];
+  parts.reason.textContent = T.end_reasons[state.end_reason] || "";
+  const winners = rows.filter((row) => row.place === 1).map((row) => row.name);
+  parts.winner.textContent = format(winners.length > 1 ? T.results_winners : T.results_winner, {
+    names: winners.join(", "),
+  });
+  const mine = rows.find((row) => row.player === userId);
+  parts.you.textContent = mine ? format(T.results_you, { total: mine.total }) : "";
+  parts.you.hidden = !mine;
+
+  const extras = rows.map((row) => {
+    const columns = extraColumns(row) || {};
+    return { before: columns.before || [], after: columns.after || [] };
+  });
+  const first = extras[0] || { before: [], after: [] };
+  const headings = [
+    T.results_place,
+    T.results_player,
+    ...first.before.map((column) => column.heading || ""),
+    T.results_total,
+    ...first.after.map((column) => column.heading || ""),
+  ];
+  const head = h("thead", {}, h("tr", {}, headings.map((text) => h("th", { scope: "col", text }))));
+  const body = h(
+    "tbody",
+    {},
+    rows.map((row, index) => {
+      let place = `${row.place}.`;
+      if (row.tied) place += ` (${T.results_shared_place})`;
+      const player = h("th", { scope: "row" });
+      if (row.color) {
+        player.append(
+          h("span", { class: `swatch c-${row.color}`, title: T.colors[row.color] }, T.letters[row.color] || ""),
+          " ",
+        );
+      }
+      player.append(h("span", { class: "player-name", text: row.name }));
+      return h(
+        "tr",
+        { class: [row.place === 1 && "winner", row.player === userId && "me"].filter(Boolean).join(" ") },
+        h("td", { text: place }),
+        player,
+        extras[index].before.map(cell),
+        h("td", { class: "number total", text: row.total }),
+        extras[index].after.map(cell),
+      );
+    }),
+  );
+  parts.table.replaceChildren(head, body);
+}

@@ -1,0 +1,350 @@
+// Rat um Rad's table on the game page: the Basel map, the players with their numbers, your
+// hand, the display and the piles, your destination cards, the payment picker, the choice of
+// destination cards, the final-round banner and the end screen's own columns, paths and
+// cards. The markup is templates/games/ratumrad/table.html; the shell (static/js/shell.js)
+// calls createTable once and render(state, view) on every change.
+import { format, h, openModal } from "../game/dom.js";
+import { inPlay, legalOf } from "../game/state.js";
+import { BoardView } from "./board.js";
+import {
+  cardText,
+  chip,
+  renderDestinations,
+  renderDraw,
+  renderHand,
+  renderPlayers,
+  renderResultCards,
+  resultColumns,
+} from "./panels.js";
+
+const CHOICE_TYPES = ["SHORT_DESTINATION_CARDS_SELECTED_IN_PREPARATION", "KEEP_DESTINATION_CARDS"];
+const ZOOMS = [1, 1.6, 2.4, 3.2];
+
+const $ = (id) => document.getElementById(id);
+
+export function createTable({ strings: T, userId, send, data }) {
+  const map = data["map-data"];
+  const places = new Map(map.locations.map((place) => [place.id, place]));
+  const roadsById = new Map(map.roads.map((road) => [road.id, road]));
+  const placeName = (id) => (places.get(id) ? places.get(id).name : id);
+
+  let state = null;
+  let busy = false; // a move is on its way: the buttons wait
+  let choiceShownFor = null; // the pending cards the choice dialog last opened for by itself
+  let payRoad = null;
+  const pinned = new Set(); // destination cards shown on the map until clicked again
+  let preview = null; // the destination card under the pointer or focus
+  let dialogCards = []; // cards of the open choice dialog
+  let shownPaths = null; // players whose longest path is drawn (end screen)
+  const pathToggles = new Map(); // player id -> their "show on the map" button
+
+  const board = new BoardView($("board"), map, T, openPayment);
+
+  // ---------------------------------------------------------------- rendering
+
+  function render(next, view = {}) {
+    state = next;
+    busy = Boolean(view.busy);
+    draw();
+  }
+
+  function draw() {
+    const status = state.status;
+    const seated = Boolean(state.you);
+    renderFinalRound();
+    renderPlayers($("players"), state, T, userId);
+    const dealt = status !== "WAITING";
+    $("hand-panel").hidden = !seated || !dealt;
+    renderHand($("hand"), state, T);
+    $("draw-panel").hidden = !dealt || status === "FINISHED" || status === "ABORTED";
+    renderDraw(
+      {
+        faceUp: $("face-up"),
+        deck: $("deck-button"),
+        discard: $("discard-count"),
+        shortDeck: $("short-deck-count"),
+        jokerNote: $("joker-note"),
+        drawDestinations: $("draw-destinations"),
+      },
+      state,
+      T,
+      busy,
+      send,
+      send,
+    );
+    $("destinations-panel").hidden = !seated || !dealt;
+    renderDestinations($("destinations"), state, T, placeName, pinned, previewCard, togglePin);
+    renderChoice();
+    renderBoard();
+    renderEnd();
+    if (payRoad !== null && !legalOf(state, "BUILD_ROAD").some((m) => m.road === payRoad)) {
+      $("pay-dialog").close();
+    }
+  }
+
+  function renderFinalRound() {
+    const banner = $("final-round-banner");
+    banner.hidden = !state.final_round || !inPlay(state);
+    if (!banner.hidden) {
+      let text = T.final_round;
+      if (state.final_turns_left !== null && state.final_turns_left !== undefined) {
+        text += ` ${format(T.final_turns_left, { count: state.final_turns_left })}`;
+      }
+      banner.textContent = text;
+    }
+  }
+
+  function turnText(current) {
+    const you = current.you ? current.you.player_id : null;
+    if (current.status === "PREPARATION") {
+      if (!you) return { text: T.preparation_others, mine: false };
+      if (legalOf(current, CHOICE_TYPES[0]).length) return { text: T.preparation_you, mine: false };
+      return { text: T.preparation_done, mine: false };
+    }
+    if (!inPlay(current)) return { text: "", mine: false };
+    const player = current.players.find((entry) => entry.id === current.current_player);
+    const mine = you !== null && current.current_player === you;
+    let text;
+    if (current.turn === "second_card") text = mine ? T.your_second_card : T.their_second_card;
+    else if (current.turn === "choose_destinations") text = mine ? T.your_choose_destinations : T.their_choose_destinations;
+    else text = mine ? T.your_turn : T.their_turn;
+    return { text: format(text, { name: player ? player.name : "" }), mine };
+  }
+
+  function renderBoard() {
+    const owners = new Map();
+    const players = new Map(state.players.map((player) => [player.id, player]));
+    for (const built of state.roads || []) owners.set(built.road, players.get(built.owner) || { color: "grey", name: "" });
+    const buildable = new Set(busy ? [] : legalOf(state, "BUILD_ROAD").map((move) => move.road));
+    board.update(owners, buildable);
+    updateHighlights();
+  }
+
+  function updateHighlights() {
+    const cards = [];
+    const mine = (state.you && state.you.destinations) || [];
+    for (const card of mine) if (pinned.has(card.id)) cards.push({ a: card.a, b: card.b, strong: false });
+    for (const card of dialogCards) cards.push({ a: card.a, b: card.b, strong: false });
+    if (preview) cards.push({ a: preview.a, b: preview.b, strong: true });
+    board.setHighlights(cards);
+  }
+
+  function previewCard(card) {
+    preview = card;
+    updateHighlights();
+  }
+
+  function togglePin(cardId) {
+    if (pinned.has(cardId)) pinned.delete(cardId);
+    else pinned.add(cardId);
+    draw();
+  }
+
+  // ---------------------------------------------------------------- the end screen
+
+  function finished(current) {
+    return current.status === "FINISHED" && Array.isArray(current.results);
+  }
+
+  // At first the bonus holders' paths; the score sheet's buttons show any other.
+  function paths(current) {
+    if (shownPaths === null) {
+      shownPaths = new Set(current.results.filter((row) => row.longest_path_bonus).map((row) => row.player));
+    }
+    return shownPaths;
+  }
+
+  function renderEnd() {
+    if (!finished(state)) {
+      board.setPaths([]);
+      return;
+    }
+    renderResultCards($("results-cards"), state, T, placeName, userId);
+    drawPaths();
+  }
+
+  function drawPaths() {
+    const shown = paths(state);
+    board.setPaths(
+      state.results
+        .filter((row) => shown.has(row.player))
+        .map((row) => ({ roads: row.longest_path_roads || [], color: row.color })),
+    );
+  }
+
+  // The shell draws the score sheet again on every change; a button keeps its row's player.
+  function columns(row) {
+    const shown = paths(state);
+    const found = resultColumns(row, T, shown, togglePath);
+    pathToggles.set(row.player, found.after[0].node);
+    return found;
+  }
+
+  function togglePath(playerId) {
+    const shown = paths(state);
+    if (shown.has(playerId)) shown.delete(playerId);
+    else shown.add(playerId);
+    for (const [player, button] of pathToggles) {
+      if (button.isConnected) button.setAttribute("aria-pressed", shown.has(player) ? "true" : "false");
+      else pathToggles.delete(player);
+    }
+    drawPaths();
+  }
+
+  // ---------------------------------------------------------------- building
+
+  // The legal payments for one road, then a confirm.
+  function openPayment(roadId) {
+    const moves = legalOf(state, "BUILD_ROAD").filter((move) => move.road === roadId);
+    if (!moves.length || busy) return;
+    const road = roadsById.get(roadId);
+    const hand = (state.you && state.you.hand) || {};
+    payRoad = roadId;
+    $("pay-title").textContent = format(T.pay_title, { a: placeName(road.a), b: placeName(road.b) });
+    $("pay-summary").textContent = format(T.pay_summary, { length: road.length, points: road.points });
+    const options = moves.map((move, index) => {
+      // A legal entry pays with the fewest jokers (R6.5): its colour first, jokers for the rest.
+      const own = Math.min(hand[move.color] || 0, road.length);
+      const jokers = road.length - own;
+      const parts = [];
+      if (own) {
+        parts.push(format(own === 1 ? T.pay_card : T.pay_cards, { count: own, color: T.colors[move.color] }));
+      }
+      if (jokers) parts.push(format(jokers === 1 ? T.pay_joker : T.pay_jokers, { count: jokers }));
+      const input = h("input", { type: "radio", name: "payment", value: index, required: true });
+      if (moves.length === 1 || index === 0) input.checked = true;
+      return h(
+        "label",
+        { class: "choice" },
+        input,
+        chip(T, move.color),
+        jokers ? chip(T, "joker") : null,
+        h("span", { text: parts.join(" + ") }),
+      );
+    });
+    $("pay-options").replaceChildren(...options);
+    $("pay-form").onsubmit = (event) => {
+      event.preventDefault();
+      const chosen = $("pay-form").querySelector("input[name=payment]:checked");
+      $("pay-dialog").close();
+      if (chosen) send(moves[Number(chosen.value)]);
+    };
+    openModal($("pay-dialog"));
+  }
+
+  $("pay-dialog").addEventListener("close", () => {
+    payRoad = null;
+  });
+
+  // ---------------------------------------------------------------- destination cards
+
+  // Choosing destination cards: in the preparation (R2.4) and after drawing them (R7.1).
+  function choiceMoves() {
+    for (const type of CHOICE_TYPES) {
+      const moves = legalOf(state, type);
+      if (moves.length) return { type, moves };
+    }
+    return null;
+  }
+
+  function renderChoice() {
+    const choice = choiceMoves();
+    const reopen = $("reopen-choice");
+    const dialog = $("keep-dialog");
+    if (!choice) {
+      reopen.hidden = true;
+      if (dialog.open) dialog.close();
+      choiceShownFor = null;
+      return;
+    }
+    reopen.textContent = T.choose_again;
+    reopen.hidden = dialog.open;
+    const pending = state.you.pending_destinations || [];
+    const key = `${choice.type}:${pending.map((card) => card.id).join(",")}`;
+    if (choiceShownFor !== key && !busy) {
+      choiceShownFor = key;
+      openChoice();
+    }
+  }
+
+  function openChoice() {
+    const choice = choiceMoves();
+    if (!choice || busy) return;
+    const preparation = choice.type === CHOICE_TYPES[0];
+    const pending = state.you.pending_destinations || [];
+    dialogCards = pending;
+    $("keep-title").textContent = preparation ? T.prep_title : T.keep_title;
+    $("keep-hint").textContent = preparation ? T.prep_hint : T.keep_hint;
+    $("keep-error").hidden = true;
+    const options = pending.map((card) => {
+      const input = h("input", { type: "checkbox", name: "keep", value: card.id });
+      input.checked = true;
+      const label = h(
+        "label",
+        { class: "choice" },
+        input,
+        h("span", { class: "destination-places", text: cardText(T, card, placeName) }),
+        h("span", { class: "destination-points", text: format(T.card_points, { points: card.points }) }),
+        card.long ? h("span", { class: "badge badge-long", text: T.card_long }) : null,
+      );
+      const show = () => previewCard(card);
+      const hide = () => previewCard(null);
+      label.addEventListener("mouseenter", show);
+      label.addEventListener("mouseleave", hide);
+      input.addEventListener("focus", show);
+      input.addEventListener("blur", hide);
+      return label;
+    });
+    $("keep-options").replaceChildren(...options);
+    $("keep-form").onsubmit = (event) => {
+      event.preventDefault();
+      const kept = [...$("keep-form").querySelectorAll("input[name=keep]:checked")].map((input) => Number(input.value));
+      const wanted = new Set(kept);
+      const move = choice.moves.find(
+        (entry) => entry.keep.length === wanted.size && entry.keep.every((id) => wanted.has(id)),
+      );
+      if (!move) {
+        $("keep-error").textContent = format(T.keep_invalid, { hint: preparation ? T.prep_hint : T.keep_hint });
+        $("keep-error").hidden = false;
+        return;
+      }
+      $("keep-dialog").close();
+      send(move);
+    };
+    openModal($("keep-dialog"));
+    $("reopen-choice").hidden = true;
+    updateHighlights();
+  }
+
+  $("keep-dialog").addEventListener("close", () => {
+    dialogCards = [];
+    preview = null;
+    $("reopen-choice").hidden = !choiceMoves();
+    updateHighlights();
+  });
+  $("reopen-choice").addEventListener("click", openChoice);
+
+  // ---------------------------------------------------------------- map size
+
+  let zoom = 0;
+
+  function setZoom(level) {
+    zoom = Math.max(0, Math.min(ZOOMS.length - 1, level));
+    $("board").style.width = `${ZOOMS[zoom] * 100}%`;
+    $("board-scroll").classList.toggle("zoomed", zoom > 0);
+    $("zoom-out").disabled = zoom === 0;
+    $("zoom-in").disabled = zoom === ZOOMS.length - 1;
+  }
+
+  $("zoom-in").addEventListener("click", () => setZoom(zoom + 1));
+  $("zoom-out").addEventListener("click", () => setZoom(zoom - 1));
+  setZoom(0);
+
+  return {
+    render,
+    turnText,
+    resultColumns: columns,
+    // A choice refused as stale is sent again only on an unchanged display.
+    retryKey: (current) => JSON.stringify(current.face_up),
+  };
+}

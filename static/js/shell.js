@@ -1,0 +1,298 @@
+// The game page's entry module: the parts every kind of game shares, around the kind's table.
+//
+// The shell draws the status line, the banners (connection lost, called off), notices, the
+// turn line and the turn timer, the waiting room's seats with its start and join buttons, the
+// panels for a seat the computer plays, the vote to end and leaving, the activity feed, the
+// chat, and the end screen with the score sheet's shared columns (place, player, total). The
+// protocol is static/js/client.js. The kind's table is an ES module under static/js/<kind>/
+// whose static URL the page names in `data-table-script` on #game; the shell import()s it.
+// Its markup is the kind's table template (templates/games/<kind>/table.html), included by
+// templates/games/game.html once per part: banners, main, panels, results, dialogs, data.
+//
+// The contract between the shell and a table module:
+//
+//   export function createTable({ root, strings, userId, send, data }) -> table
+//
+//     root     the page's root element (#game); the table's markup is inside it
+//     strings  the page's strings (json_script "ui-strings"), in the page's language
+//     userId   the viewer's user id (a number)
+//     send     send(move): sends one entry of state.legal as a move; the client adds `ref`
+//              and `expect_seq`, waits for its answer (busy) and sends a move refused as
+//              stale again when still allowed. Nothing is sent while another move is busy.
+//     data     the table's own data: {elementId: JSON} of each json_script block that the
+//              table template's "data" part renders (Rat um Rad: {"map-data": map})
+//
+//   createTable is called once, before the first render; the table's markup is in the page.
+//   The table object it returns has:
+//
+//     render(state, view)    required. Called with the newest STATE (docs/protocol.md) on
+//                            every change, and with view = {busy} also whenever a move starts
+//                            or stops being busy: the table draws its own parts (and keeps its
+//                            buttons disabled while view.busy).
+//     onEvent(event, seq)    optional. Each live EVENT (an activity-feed entry), after the
+//                            feed shows it.
+//     turnText(state)        optional. The turn line: {text, mine} (mine: it is the viewer's
+//                            move; the line is highlighted) or a string; "" hides it. Without
+//                            it the shell says whose turn it is from state.current_player.
+//     resultColumns(row)     optional. The kind's columns of the score sheet for one row of
+//                            state.results: {before: [column], after: [column]} around the
+//                            Total column; a column is {heading, text, class, node} (the cell's
+//                            text or node; the first row's headings head the table).
+//     retryKey(state)        optional. A string of what must be unchanged for a move refused
+//                            as stale to be sent again (Rat um Rad: the face-up display).
+//
+//   The shell renders first the shared parts, then table.render(state, view), then the end
+//   screen's score sheet (so resultColumns sees the state render got).
+import { createClient } from "./client.js";
+import { cookie, format, openModal } from "./game/dom.js";
+import { Chat, Feed } from "./game/feed.js";
+import { renderResults } from "./game/results.js";
+import { inPlay, legalOf } from "./game/state.js";
+import { renderWaiting } from "./game/waiting.js";
+
+const NOTICE_MS = 10000;
+// A seat the computer plays because its person's time ran out, and leaving for good.
+const OPEN_STATUSES = new Set(["WAITING", "PREPARATION", "RUNNING", "FINAL_ROUND"]);
+
+const $ = (id) => document.getElementById(id);
+const json = (id) => JSON.parse($(id).textContent);
+
+const root = $("game");
+const T = json("ui-strings");
+const userId = Number(root.dataset.userId);
+
+let confirmAction = null;
+let noticeTimer = null;
+
+// The table's data: each json_script block of its template's "data" part, by element id.
+function tableData() {
+  const data = {};
+  const holder = $("table-data");
+  for (const script of holder ? holder.querySelectorAll('script[type="application/json"]') : []) {
+    data[script.id] = JSON.parse(script.textContent);
+  }
+  return data;
+}
+
+const { createTable } = await import(root.dataset.tableScript);
+
+const feed = new Feed($("feed"));
+const chat = new Chat($("chat"), document.documentElement.lang);
+const table = createTable({
+  root,
+  strings: T,
+  userId,
+  send: (move) => client.sendMove(move),
+  data: tableData(),
+});
+
+const client = createClient({
+  path: root.dataset.socketPath,
+  state: json("initial-state"),
+  onChange: render,
+  onEvent(seq, event) {
+    feed.add(seq, event);
+    if (table.onEvent) table.onEvent(event, seq);
+  },
+  onHistory(events, lines) {
+    feed.replace(events);
+    chat.replace(lines);
+  },
+  onChat: (line) => chat.add(line),
+  onError: (code, message) => showNotice(errorText(code, message)),
+  onOpen() {
+    $("connection-banner").hidden = true;
+  },
+  onLost() {
+    $("connection-banner").hidden = false;
+  },
+  onOffline: () => showNotice($("connection-banner").textContent.trim()),
+  retryKey: (state) => (table.retryKey ? table.retryKey(state) : ""),
+});
+
+// The server's messages are English (bots read them too): the page says it in its language,
+// naming the rule for a refused move ("R5.4: ..."), and falls back to the server's words.
+function errorText(code, serverMessage) {
+  const text = T.errors[code];
+  if (!text) return serverMessage || code;
+  const rule = /^(R\d+(?:\.\d+)*)\b/.exec(serverMessage || "");
+  return format(text, { rule: rule ? rule[1] : "" });
+}
+
+function showNotice(text) {
+  $("notice-text").textContent = text;
+  $("notice").hidden = false;
+  window.clearTimeout(noticeTimer);
+  noticeTimer = window.setTimeout(() => {
+    $("notice").hidden = true;
+  }, NOTICE_MS);
+}
+
+$("notice-close").addEventListener("click", () => {
+  $("notice").hidden = true;
+});
+
+// ------------------------------------------------------------------ rendering
+
+function render() {
+  const state = client.state;
+  const status = state.status;
+  $("game-status").textContent = T.statuses[status] || status;
+  $("spectator-badge").hidden = Boolean(state.you);
+  $("aborted-banner").hidden = status !== "ABORTED";
+  renderTurnLine(state);
+
+  $("waiting").hidden = status !== "WAITING";
+  if (status === "WAITING") {
+    renderWaiting({ seats: $("seats"), start: $("start-button"), join: $("join-button"), text: $("waiting-text") }, state, T, userId);
+  }
+
+  table.render(state, { busy: client.busy });
+  renderVote(state);
+  renderSeat(state);
+  renderEnd(state);
+}
+
+function turnLine(state) {
+  if (table.turnText) return table.turnText(state);
+  if (!inPlay(state)) return "";
+  const you = state.you ? state.you.player_id : null;
+  const current = state.players.find((player) => player.id === state.current_player);
+  const mine = you !== null && state.current_player === you;
+  return { text: format(mine ? T.your_turn : T.their_turn, { name: current ? current.name : "" }), mine };
+}
+
+function renderTurnLine(state) {
+  const line = $("turn-line");
+  const answer = turnLine(state) || "";
+  const text = typeof answer === "string" ? answer : answer.text || "";
+  line.classList.toggle("mine", typeof answer !== "string" && Boolean(answer.mine));
+  if (line.textContent !== text) line.textContent = text;
+  line.hidden = !text;
+}
+
+function renderDeadline() {
+  const state = client.state;
+  const node = $("deadline");
+  const deadline = inPlay(state) || state.status === "PREPARATION" ? state.turn_deadline : null;
+  const until = deadline ? Date.parse(deadline) : NaN;
+  if (Number.isNaN(until)) {
+    node.hidden = true;
+    return;
+  }
+  const seconds = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+  const time = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+  node.textContent = format(T.time_left, { time });
+  node.classList.toggle("urgent", seconds <= 10);
+  node.hidden = false;
+}
+window.setInterval(renderDeadline, 1000);
+
+// The vote to end the game, offered while state.legal holds a VOTE_END.
+function renderVote(state) {
+  const vote = legalOf(state, "VOTE_END")[0];
+  $("vote-panel").hidden = !vote;
+  if (!vote) return;
+  const button = $("vote-button");
+  button.textContent = vote.end ? T.vote_end : T.vote_back;
+  button.disabled = client.busy;
+  button.onclick = () => confirm(vote.end ? T.vote_end_question : T.vote_back_question, () => client.sendMove(vote));
+}
+
+function renderSeat(state) {
+  const you = state.you ? state.you.player_id : null;
+  const me = state.players.find((player) => player.id === you);
+  const open = OPEN_STATUSES.has(state.status);
+  $("autopilot-panel").hidden = !(me && open && me.autopilot && !me.left);
+  $("leave-panel").hidden = !(me && open && !me.left);
+}
+
+$("take-back-button").addEventListener("click", () => client.sendSeat("TAKE_SEAT_BACK"));
+$("leave-button").addEventListener("click", () => {
+  const question = client.state.status === "WAITING" ? T.leave_waiting_question : T.leave_question;
+  confirm(question, () => client.sendSeat("LEAVE_GAME"));
+});
+
+function renderEnd(state) {
+  const finished = state.status === "FINISHED" && Array.isArray(state.results);
+  $("results").hidden = !finished;
+  if (!finished) return;
+  renderResults(
+    {
+      reason: $("results-reason"),
+      winner: $("results-winner"),
+      you: $("results-you"),
+      table: $("results-table"),
+    },
+    state,
+    T,
+    userId,
+    (row) => (table.resultColumns ? table.resultColumns(row) : null),
+  );
+}
+
+// ------------------------------------------------------------------ dialogs
+
+// Every dialog's cancel button, the table's too.
+root.addEventListener("click", (event) => {
+  const button = event.target.closest(".dialog-cancel");
+  if (button && button.closest("dialog")) button.closest("dialog").close();
+});
+
+function confirm(text, action) {
+  $("confirm-text").textContent = text;
+  confirmAction = action;
+  openModal($("confirm-dialog"));
+}
+
+$("confirm-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const action = confirmAction;
+  confirmAction = null;
+  $("confirm-dialog").close();
+  if (action) action();
+});
+
+// ------------------------------------------------------------------ waiting room and chat
+
+async function post(url) {
+  const response = await fetch(url, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { Accept: "application/json", "X-CSRFToken": cookie("csrftoken") },
+  });
+  if (!response.ok) {
+    let message = String(response.status);
+    let code = "";
+    try {
+      const body = await response.json();
+      message = body.message || message;
+      code = body.code || "";
+    } catch {
+      // not JSON: keep the status
+    }
+    showNotice(format(T.request_failed, { message: errorText(code, message) }));
+  }
+  return response.ok;
+}
+
+$("start-button").addEventListener("click", async () => {
+  const button = $("start-button");
+  button.disabled = true;
+  if (!(await post(root.dataset.startUrl))) button.disabled = false;
+});
+
+$("join-button").addEventListener("click", async () => {
+  if (await post(root.dataset.joinUrl)) client.sync();
+});
+
+$("chat-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = $("chat-text");
+  const text = input.value.trim();
+  if (!text) return;
+  if (client.send({ type: "CHAT", text })) input.value = "";
+});
+
+render();
+renderDeadline();
