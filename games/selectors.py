@@ -102,7 +102,8 @@ def decorate(view: dict, game: Game, details: dict[int, dict]) -> dict:
 
 def waiting_view(game: Game, details: dict[int, dict], user_id: int | None) -> dict:
     """A game that has not been dealt yet: its seats, and an empty table."""
-    glue = registry.get(game.kind).glue
+    kind = registry.get(game.kind)
+    glue = kind.glue
     return {
         "game_id": game.pk,
         "kind": game.kind,
@@ -111,6 +112,7 @@ def waiting_view(game: Game, details: dict[int, dict], user_id: int | None) -> d
         "status": game.status,
         "seq": game.seq,
         "max_players": game.max_players,
+        "min_players": kind.min_players,
         "creator": game.creator_id,
         "current_player": None,
         **glue.waiting_table(game),

@@ -226,6 +226,7 @@ class GameViewSerializer(serializers.Serializer):
     )
     # Before the cards are dealt (WAITING):
     max_players = serializers.IntegerField(required=False)
+    min_players = serializers.IntegerField(required=False, help_text="seats needed to start")
     creator = serializers.IntegerField(required=False, allow_null=True)
     # Once the cards are dealt:
     current_player = serializers.IntegerField(required=False, allow_null=True)

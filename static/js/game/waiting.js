@@ -14,7 +14,7 @@ export function renderWaiting(parts, state, T, userId) {
   }
   parts.seats.replaceChildren(...seats);
   const isCreator = Boolean(state.you) && state.creator === userId;
-  const enough = state.players.length >= 2;
+  const enough = state.players.length >= (state.min_players ?? 2);
   parts.start.hidden = !isCreator;
   parts.start.disabled = !enough;
   parts.join.hidden = Boolean(state.you) || state.players.length >= (state.max_players || 0);
