@@ -76,6 +76,13 @@ class LoginNameThrottle(LoginAddressThrottle):
         return self.cache_format % {"scope": "login-name", "ident": ident}
 
 
+def login_allowed(request) -> bool:
+    """Whether another password attempt is allowed from this address and for this name
+    (``LOGIN_RATE``); every call counts as an attempt."""
+    throttles = (LoginAddressThrottle(), LoginNameThrottle())
+    return all([throttle.allow_request(request, None) for throttle in throttles])
+
+
 def enforce_browser_csrf(request: Request) -> None:
     """Refuse a browser's guest login that lacks the CSRF token (login CSRF).
 

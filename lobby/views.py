@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -11,11 +11,12 @@ from django.shortcuts import redirect, render
 from django.utils.dateparse import parse_datetime
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import registry, services
 from games.models import Game, Seat
-from lobby.api import GuestThrottle, LoginAddressThrottle, LoginNameThrottle
+from lobby.api import GuestThrottle, login_allowed
 from lobby.consumers import chat_history, games_list
 from lobby.forms import GuestForm, KeepNameForm, LoginForm, NewGameForm, RegisterForm
 from lobby.models import Guest
@@ -206,8 +207,7 @@ class LoginView(auth_views.LoginView):
 
     def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
         # Password guessing: a few attempts per minute per address and per name.
-        throttles = (LoginAddressThrottle(), LoginNameThrottle())
-        if not all([throttle.allow_request(request, None) for throttle in throttles]):
+        if not login_allowed(request):
             # An unbound form: checking the password would be the very attempt refused here.
             form = self.get_form_class()(
                 request, initial={"username": request.POST.get("username", "")}
@@ -224,3 +224,24 @@ class LogoutView(auth_views.LogoutView):
         response = super().post(request, *args, **kwargs)
         messages.info(request, gettext("You are logged out."))
         return response
+
+
+TOO_MANY_LOGINS = _lazy("Too many attempts to log in. Please wait a minute.")
+
+
+@require_http_methods(["GET", "POST"])
+def admin_login(request: HttpRequest) -> HttpResponse:
+    """The admin's login, with the site's limits on password attempts (``LOGIN_RATE``)."""
+    if request.method == "POST" and not login_allowed(request):
+        # Refused before the password is checked: checking it would be the attempt refused.
+        messages.error(request, TOO_MANY_LOGINS)
+        response = admin.site.login(_as_get(request))
+        response.status_code = 429
+        return response
+    return admin.site.login(request)
+
+
+def _as_get(request: HttpRequest) -> HttpRequest:
+    """The same request as a GET: the admin then shows its login form without checking."""
+    request.method = "GET"
+    return request

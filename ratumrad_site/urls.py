@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from games import views as game_views
 from lobby import api as lobby_api
+from lobby import views as lobby_views
 from rankings import api as rankings_api
 from ratumrad_site.api_docs import SwaggerView
 from ratumrad_site.api_errors import api_not_found
@@ -42,6 +43,7 @@ urlpatterns = [
     path("rules/<slug:kind>/", game_views.rules_page, name="rules-kind"),
     path("healthz", healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("admin/login/", lobby_views.admin_login, name="admin-login"),
     path("admin/", admin.site.urls),
     path("api/", include(api_urlpatterns)),
 ]

@@ -308,3 +308,31 @@ def test_password_guessing_is_stopped_per_name_from_any_address(monkeypatch):
     assert answer.status_code == 429
     other = Client(REMOTE_ADDR="10.0.0.9").post("/login/", {"username": "noah", "password": "x"})
     assert other.status_code == 200  # another name from that address may still try
+
+
+def test_the_admin_login_is_rate_limited_like_the_sites_own(monkeypatch):
+    """25 wrong passwords for a superuser used to be answered, and then the right one let in."""
+    monkeypatch.setattr(LoginAddressThrottle, "THROTTLE_RATES", {"login": "3/min"})
+    get_user_model().objects.create_superuser("root", "root@example.org", PASSWORD)
+    guesser = Client()
+    for guess in ("velo1", "velo2", "velo3"):
+        answer = guesser.post("/admin/login/", {"username": "root", "password": guess})
+        assert answer.status_code == 200 and "_auth_user_id" not in guesser.session
+    answer = guesser.post("/admin/login/", {"username": "root", "password": PASSWORD})
+    assert answer.status_code == 429
+    assert "_auth_user_id" not in guesser.session
+    assert "Bitte warte eine Minute" in answer.content.decode()
+    elsewhere = Client(REMOTE_ADDR="10.0.0.7")
+    answer = elsewhere.post("/admin/login/", {"username": "ROOT", "password": PASSWORD})
+    assert answer.status_code == 429, "the name's attempts count from any address"
+    other = Client(REMOTE_ADDR="10.0.0.8")
+    other.post("/admin/login/", {"username": "someone", "password": "x"})
+    assert other.get("/admin/login/").status_code == 200
+
+
+def test_the_admin_login_lets_the_right_password_in_within_the_limit():
+    get_user_model().objects.create_superuser("root", "root@example.org", PASSWORD)
+    admin = Client()
+    answer = admin.post("/admin/login/?next=/admin/", {"username": "root", "password": PASSWORD})
+    assert answer.status_code == 302 and answer["Location"] == "/admin/"
+    assert admin.get("/admin/").status_code == 200
