@@ -511,8 +511,16 @@ def do_game_leave(*, game: Game, seats: list[Seat], seat: Seat) -> None:
         return
     seat.left = seat.autopilot = True
     seat.save(update_fields=["left", "autopilot"])
-    events = [{"kind": "left", "player": seat.user_id, "replaced": True}]
-    _record_seats(game, load_state(game), seats, events)
+    if all(other.left or other.is_bot for other in seats):
+        # Nobody is left to play for: computer players do not finish it, and it is not rated.
+        Event.objects.create(game=game, seq=game.seq, kind="left", data=_left(seat, False))
+        do_game_abort(game=game, before=[_left(seat, False)])
+        return
+    _record_seats(game, load_state(game), seats, [_left(seat, True)])
+
+
+def _left(seat: Seat, replaced: bool) -> dict:
+    return {"kind": "left", "player": seat.user_id, "replaced": replaced}
 
 
 def game_leave(*, game_id: int, user: AbstractBaseUser) -> Game:
@@ -537,7 +545,7 @@ def _leave_waiting(game: Game, seat: Seat, others: list[Seat]) -> None:
     elif game.creator_id == seat.user_id:
         game.creator = min(people, key=lambda other: (other.joined, other.pk)).user
     game.save(update_fields=["status", "finished", "seq", "creator", "updated"])
-    events = [{"kind": "left", "player": seat.user_id, "replaced": False}]
+    events = [_left(seat, False)]
     if not people:
         events.append({"kind": "aborted", "player": None})
     Event.objects.bulk_create(
@@ -575,15 +583,15 @@ def check_game_abort(*, game_id: int) -> Game:
     return game
 
 
-def do_game_abort(*, game: Game) -> None:
-    """Call the game off without results."""
+def do_game_abort(*, game: Game, before: list[dict] = ()) -> None:
+    """Call the game off without results; ``before``: events announced with it."""
     game.status = Game.Status.ABORTED
     game.finished = timezone.now()
     game.seq += 1
     game.turn_deadline = None
     game.save(update_fields=["status", "finished", "seq", "turn_deadline", "updated"])
-    events = [{"kind": "aborted", "player": None}]
-    Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[0])
+    events = [*before, {"kind": "aborted", "player": None}]
+    Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[-1])
     state = load_state(game) if game.state else None
     _after_commit(lambda: broadcast.game_changed(game, state, events))
     _after_commit(broadcast.lobby_changed)

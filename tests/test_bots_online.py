@@ -3,10 +3,12 @@
 
 import logging
 import random
+from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from games import broadcast, services
 from games.models import Game, Move, Seat
@@ -209,19 +211,20 @@ async def test_a_bot_turn_lost_to_a_crash_is_taken_up_by_the_next_sync(monkeypat
 
 
 async def test_five_computer_played_seats_finish_a_game_over_the_socket(watched, monkeypatch):
-    """The person leaves at once: four bots and the person's stand-in play to the end, and a
-    spectator on the socket is shown no seat's secrets on the way.
+    """The person's time runs out at once: four bots and the person's stand-in play to the
+    end, and a spectator on the socket is shown no seat's secrets on the way. (Had the person
+    left, nobody would be left to play for and the game would be called off.)
 
-    With BOT_DELAY 0 the whole game is played inside the LEAVE_GAME call, faster than the
-    channel layer keeps messages for a socket (100): the spectator may miss some, as a slow
-    client would, and catches up by SYNC."""
+    With BOT_DELAY 0 the whole game is played inside the call that expires the turn, faster
+    than the channel layer keeps messages for a socket (100): the spectator may miss some, as
+    a slow client would, and catches up by SYNC."""
     secrets = announced_secrets(monkeypatch)
     human, watcher = await make_people("alice", "zoe")
     game_id = await new_bot_game(human, seed=5)
     spectator = await Socket.game(game_id, watcher)
     player = await Socket.game(game_id, human)
-    await player.send({"type": "LEAVE_GAME", "ref": "bye"})
-    assert (await player.until("ACK", ref="bye"))[-1]["seq"] >= 0
+    late = timezone.now() + timedelta(hours=1)
+    assert await database_sync_to_async(services.turn_expire)(game_id=game_id, now=late)
     final = await game_seq(game_id)
     assert (await database_sync_to_async(Game.objects.get)(pk=game_id)).status == "FINISHED"
     await spectator.drain()

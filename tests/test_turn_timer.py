@@ -14,6 +14,7 @@ from django.utils import timezone
 from games import bots, selectors, services, sweeper
 from games.models import Event, Game, Seat
 from games.ratumrad import engine
+from rankings.models import RatingChange
 from tests.ws_helpers import (
     PERSONAS,
     Socket,
@@ -286,6 +287,23 @@ def test_leaving_a_running_game_lets_the_computer_finish_it(people):
         services.move_apply(game_id=game_id, user=bob, move=move)
     assert game_of(game_id).status == Game.Status.FINISHED
     assert seat_of(game_id, alice).place is not None
+
+
+def test_a_game_every_person_has_left_is_called_off_not_played_out_or_rated(people):
+    alice, bob = people[:2]
+    game = services.game_create(user=alice, name="Rhein", max_players=3, bots=1)
+    services.game_join(game_id=game.pk, user=bob)
+    services.game_start(game_id=game.pk, user=alice)
+    services.game_leave(game_id=game.pk, user=alice)
+    assert game_of(game.pk).status == Game.Status.PREPARATION  # bob still plays
+    seq = game_of(game.pk).seq
+    services.game_leave(game_id=game.pk, user=bob)
+    game = game_of(game.pk)
+    assert game.status == Game.Status.ABORTED
+    assert game.seq == seq + 1, "no computer move after the last person left"
+    assert kinds_since(game.pk, 0)[-2:] == ["left", "aborted"]
+    assert not RatingChange.objects.filter(game=game).exists()
+    assert Seat.objects.get(game=game, user=bob).place is None
 
 
 def test_leaving_before_the_deal_gives_the_seat_back_and_passes_on_the_start(people):
