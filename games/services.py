@@ -177,6 +177,7 @@ def check_game_create(
     """The settings of a new game, or ``bad_field`` naming the first wrong one. A solo kind
     takes one seat, no computer players and no timer, whatever was asked."""
     game_kind, options = check_game_kind(kind, options)
+    options = game_kind.glue.site_options(options)
     name = _game_name(name)
     if game_kind.solo:
         return NewGame(game_kind, options, name, 1, 0, True, None)
@@ -622,6 +623,7 @@ def _record(
     game.status = engine.phase(state)
     finished = engine.is_over(state)
     if finished:
+        kind_of(game).glue.complete_results(game, state)
         game.finished = timezone.now()
         game.end_reason = state.end_reason or ""
     if move is not None:

@@ -12,6 +12,12 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
     The per-player fields of that view.
 ``describe(event, names) -> str``
     The activity-feed sentence of an event, in the active language.
+``site_options(options) -> dict``
+    The options of a new game as stored, after the engine checked them (Road to 300 adds the
+    day of a daily game).
+``complete_results(game, state)``
+    Fill in what the engine cannot know into ``state.results`` when the game is over (Road to
+    300: the strong bot's score on the same seed).
 ``new_seed(options) -> int``
     The seed of a new game (a random one; Road to 300's daily game: the day's).
 ``start_events(state) -> list[dict]``

@@ -95,6 +95,14 @@ def _store_destinations(
         )
 
 
+def site_options(options: dict) -> dict:
+    return options
+
+
+def complete_results(game: Game, state: engine.GameState) -> None:
+    """The engine's results are complete."""
+
+
 def new_seed(options: dict) -> int:
     return random.SystemRandom().randrange(2**62)
 
