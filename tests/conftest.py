@@ -107,3 +107,20 @@ def bob():
 @pytest.fixture
 def charlie():
     return person("charlie")
+
+
+class People(list):
+    """The personas as users, in order; ``people["bob"]`` finds one by name."""
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return next(user for user in self if user.username == key)
+        return super().__getitem__(key)
+
+
+@pytest.fixture
+def people(django_user_model) -> People:
+    """alice, bob, charlie, dora and emil: users without a password (tests log them in)."""
+    from tests.ws_helpers import PERSONAS
+
+    return People(django_user_model.objects.create_user(name) for name in PERSONAS)

@@ -15,17 +15,11 @@ from tests.ws_helpers import (
     close_all,
     current_person,
     isolated_sockets,  # noqa: F401 (autouse fixture)
-    make_people,
     running_game,
     snapshot,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-async def people():
-    return await make_people()
 
 
 def refuse_the_log(monkeypatch) -> None:

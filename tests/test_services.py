@@ -3,19 +3,12 @@
 import random
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from games import selectors, services
 from games.models import BuiltRoad, DestinationCard, Event, Game, Move, Seat
 from games.ratumrad import engine
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def people():
-    users = get_user_model().objects
-    return [users.create_user(name) for name in ("alice", "bob", "charlie", "dora", "emil")]
 
 
 def started_game(people, count=2):

@@ -8,7 +8,6 @@ from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from games import bots, selectors, services, sweeper
@@ -16,7 +15,6 @@ from games.models import Event, Game, Seat
 from games.ratumrad import engine
 from rankings.models import RatingChange
 from tests.ws_helpers import (
-    PERSONAS,
     Socket,
     close_all,
     isolated_sockets,  # noqa: F401 (autouse fixture)
@@ -29,11 +27,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def bots_at_once(settings):
     settings.BOT_DELAY = 0
     settings.TURN_SECONDS_PUBLIC = 60
-
-
-@pytest.fixture
-def people():
-    return [get_user_model().objects.create_user(name) for name in PERSONAS]
 
 
 def later(seconds: float = 3600):

@@ -15,7 +15,6 @@ from tests.ws_helpers import (
     close_all,
     current_person,
     isolated_sockets,  # noqa: F401 (autouse fixture)
-    make_people,
     running_game,
     session_cookie_of,
     snapshot,
@@ -25,11 +24,6 @@ from tests.ws_helpers import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-async def people():
-    return await make_people()
 
 
 async def refused(socket: Socket, frame, code: str, ref=None) -> dict:

@@ -20,7 +20,6 @@ from tests.ws_helpers import (
     close_all,
     current_person,
     isolated_sockets,  # noqa: F401 (autouse fixture)
-    make_people,
     running_game,
     started_game,
     stored_game,
@@ -28,11 +27,6 @@ from tests.ws_helpers import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-async def people():
-    return await make_people()
 
 
 async def test_a_seated_player_gets_their_own_view_when_connecting(people):

@@ -11,17 +11,11 @@ from tests.ws_helpers import (
     Socket,
     close_all,
     isolated_sockets,  # noqa: F401 (autouse fixture)
-    make_people,
     started_game,
     waiting_game,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-async def people():
-    return await make_people()
 
 
 @database_sync_to_async
