@@ -1,0 +1,61 @@
+"""The database work of one move stays small: a test fails when a move's queries grow.
+
+A move locks its game row, reads the seats with their presence in one query, writes the
+move, the state, the events and what the kind's glue keeps in step, and commits. The
+broadcast after the commit (views for every seat) reads nothing more.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import services
+from games.models import Game
+from games.ratumrad import engine
+
+pytestmark = pytest.mark.django_db
+
+# Counted on both databases: the savepoint/transaction statements differ, the work does not.
+MOST_QUERIES_PER_MOVE = 7
+# The move that ends the game also scores it: the results and every seat's rating.
+MOST_QUERIES_LAST_MOVE = 17
+
+
+def test_a_move_takes_a_bounded_number_of_queries_whatever_it_does(people):
+    alice, bob = people[:2]
+    game = services.game_create(user=alice, name="Rhein", max_players=2, turn_seconds=0)
+    services.game_join(game_id=game.pk, user=bob)
+    services.game_start(game_id=game.pk, user=alice)
+    users = {alice.pk: alice, bob.pk: bob}
+    rng = random.Random(3)
+    counts: dict[str, int] = {}
+    last = None
+    for _ in range(400):
+        state = services.load_state(Game.objects.get(pk=game.pk))
+        if state.status == engine.FINISHED:
+            break
+        movers = [p.id for p in state.players if engine.turn_moves(state, p.id)]
+        mover = rng.choice(movers)
+        move = rng.choice(engine.turn_moves(state, mover))
+        with CaptureQueriesContext(connection) as queries:
+            services.move_apply(game_id=game.pk, user=users[mover], move=move)
+        work = [q["sql"] for q in queries.captured_queries if not _bookkeeping(q["sql"])]
+        if Game.objects.get(pk=game.pk).status == Game.Status.FINISHED:
+            last = len(work)
+        else:
+            counts[move["type"]] = max(counts.get(move["type"], 0), len(work))
+    assert set(counts) >= {
+        *("SHORT_DESTINATION_CARDS_SELECTED_IN_PREPARATION", "TAKE_WHEEL", "BUILD_ROAD"),
+        *("DRAW_DESTINATION_CARDS", "KEEP_DESTINATION_CARDS"),
+    }, counts
+    assert max(counts.values()) <= MOST_QUERIES_PER_MOVE, counts
+    assert last is not None and last <= MOST_QUERIES_LAST_MOVE, last
+
+
+def _bookkeeping(sql: str) -> bool:
+    """Transaction control, which depends on the database and the test's own transaction."""
+    return sql.split(None, 1)[0].upper() in {"SAVEPOINT", "RELEASE", "BEGIN", "COMMIT"}
