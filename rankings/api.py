@@ -10,7 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api import BAD_TOKEN, error
+from games.api import BAD_FIELD, BAD_TOKEN, error, parse
+from games.serializers import kind_field
 from games.services import NotFound
 from rankings import selectors
 
@@ -41,9 +42,33 @@ class RatingRowSerializer(serializers.Serializer):
     is_bot = serializers.BooleanField(help_text="a computer player")
 
 
+class RankingsQuerySerializer(serializers.Serializer):
+    kind = kind_field(required=False, default="ratumrad")
+    day = serializers.DateField(
+        required=False,
+        help_text="a kind ranked by scores (Road to 300): that day's daily games, each"
+        " account's first one (T5.2)",
+    )
+
+
+class RatingsQuerySerializer(serializers.Serializer):
+    kind = kind_field(required=False, default="ratumrad")
+
+
+class PlayerKindSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    name = serializers.CharField()
+    rating = serializers.FloatField(allow_null=True, help_text=RATING_HELP)
+    rated_games = serializers.IntegerField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    best_score = serializers.IntegerField(allow_null=True)
+
+
 class PlayerRecordGameSerializer(serializers.Serializer):
     game_id = serializers.IntegerField()
     game_name = serializers.CharField()
+    kind = serializers.CharField()
     finished = serializers.DateTimeField()
     place = serializers.IntegerField(help_text="1 for the winner; tied players share a place")
     players = serializers.IntegerField(help_text="how many played")
@@ -65,6 +90,7 @@ class PlayerRecordSerializer(serializers.Serializer):
     games = serializers.IntegerField(help_text="finished games played")
     wins = serializers.IntegerField(help_text="finished games in first place (ties included)")
     best_score = serializers.IntegerField(allow_null=True, help_text="the best final total")
+    kinds = PlayerKindSerializer(many=True, help_text="the same per kind of game played")
     history = PlayerRecordGameSerializer(
         many=True, help_text=f"the latest {selectors.HISTORY} finished games, newest first"
     )
@@ -81,12 +107,16 @@ class RankingsView(APIView):
             f"The best final totals of finished games, one row per seat, at most"
             f" {selectors.TOP}, best first; equal scores share a rank (1, 2, 2, 4)."
             " Each row carries the player's current `rating` (null until rated) and whether"
-            " a computer player had the seat (`is_bot`)."
+            " a computer player had the seat (`is_bot`). `kind` picks the kind of game"
+            " (Rat um Rad by default); `day` the daily games of that day."
         ),
-        responses={200: RankingRowSerializer(many=True), 401: BAD_TOKEN},
+        parameters=[RankingsQuerySerializer],
+        responses={200: RankingRowSerializer(many=True), 400: BAD_FIELD, 401: BAD_TOKEN},
     )
     def get(self, request: Request) -> Response:
-        return Response(selectors.best_game_scores())
+        query = parse(RankingsQuerySerializer, request.query_params)
+        day = query["day"].isoformat() if query.get("day") else None
+        return Response(selectors.best_game_scores(kind=query["kind"], day=day))
 
 
 class RatingsView(APIView):
@@ -100,11 +130,14 @@ class RatingsView(APIView):
             f"Every rated player, at most {selectors.TOP}, best rating first; equal ratings"
             " share a rank. Every finished game rates all its seats by place (openskill's"
             " Plackett-Luce model), computer players included; aborted games are not rated."
+            " Ratings are per kind of game (`kind`, Rat um Rad by default)."
         ),
-        responses={200: RatingRowSerializer(many=True), 401: BAD_TOKEN},
+        parameters=[RatingsQuerySerializer],
+        responses={200: RatingRowSerializer(many=True), 400: BAD_FIELD, 401: BAD_TOKEN},
     )
     def get(self, request: Request) -> Response:
-        return Response(selectors.ratings())
+        query = parse(RatingsQuerySerializer, request.query_params)
+        return Response(selectors.ratings(kind=query["kind"]))
 
 
 class PlayerView(APIView):
@@ -126,7 +159,7 @@ class PlayerView(APIView):
     def get(self, request: Request, user_id: int) -> Response:
         user = get_user_model().objects.filter(pk=user_id).first()
         if user is None:
-            raise NotFound(f"there is no player {user_id}")
+            raise NotFound("there is no player {user_id}", user_id=user_id)
         record = selectors.player_record(user)
         for game in record["history"]:
             game["finished"] = game["finished"].isoformat()  # as in the games API

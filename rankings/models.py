@@ -13,9 +13,12 @@ from games.models import Game
 
 
 class Rating(models.Model):
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating"
+    """A player's rating in one kind of game (``games.registry``)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
     )
+    kind = models.CharField(_("kind"), max_length=16, default="ratumrad", db_index=True)
     mu = models.FloatField()
     sigma = models.FloatField()
     ordinal = models.FloatField(_("rating"), db_index=True)
@@ -27,9 +30,12 @@ class Rating(models.Model):
         ordering = ["-ordinal", "user_id"]
         verbose_name = _("rating")
         verbose_name_plural = _("ratings")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind"], name="one_rating_per_kind"),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.user}: {self.ordinal:.1f}"
+        return f"{self.user} ({self.kind}): {self.ordinal:.1f}"
 
 
 class RatingChange(models.Model):

@@ -1,10 +1,12 @@
-"""Reads for the rankings: the best single-game scores, the ratings and a player's record."""
+"""Reads for the rankings: the best single-game scores, the ratings and a player's record, each
+within one kind of game (Rat um Rad unless told otherwise)."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, OuterRef, Q, Subquery
 
+from games import registry
 from games.models import Game, Seat
 from rankings.models import Rating, RatingChange
 from rankings.services import display
@@ -21,20 +23,35 @@ def _ranked(rows: list[dict], key: str) -> list[dict]:
     return rows
 
 
-def _rating_of(user: AbstractBaseUser) -> float | None:
-    rating = getattr(user, "rating", None)
-    return display(rating.ordinal) if rating and rating.games else None
+def finished_seats(kind: str):
+    return Seat.objects.filter(
+        game__status=Game.Status.FINISHED, game__kind=kind, total__isnull=False
+    )
 
 
-def best_game_scores(*, limit: int = TOP) -> list[dict]:
-    """The best final totals of finished games, one row per seat; equal totals share a rank.
+def best_game_scores(
+    *, kind: str = registry.DEFAULT_KIND, day: str | None = None, limit: int = TOP
+) -> list[dict]:
+    """The best final totals of finished games of ``kind``, one row per seat; equal totals
+    share a rank ("1, 2, 2, 4"); among equal totals the earlier game comes first.
 
-    Ranks count the rows above ("1, 2, 2, 4"); among equal totals the earlier game comes first.
+    With ``day`` (``YYYY-MM-DD``): that day's daily games only, each account's first finished
+    daily game of the day and no other (T5.2).
     """
+    seats = finished_seats(kind)
+    if day is not None:
+        daily = seats.filter(game__options__daily=True, game__options__day=day)
+        first = {}
+        for seat_id, user_id in daily.order_by("game__finished", "game_id").values_list(
+            "id", "user_id"
+        ):
+            first.setdefault(user_id, seat_id)
+        seats = seats.filter(id__in=first.values())
+    rating = Rating.objects.filter(user_id=OuterRef("user_id"), kind=kind, games__gt=0)
     seats = (
-        Seat.objects.filter(game__status=Game.Status.FINISHED, total__isnull=False)
-        .select_related("user", "user__rating")
-        .order_by("-total", "game__finished", "game_id", "id")[:limit]
+        seats.select_related("user")
+        .annotate(rating=Subquery(rating.values("ordinal")[:1]))
+        .order_by("-total", "game__finished", "game_id", "id")
     )
     rows = [
         {
@@ -43,18 +60,30 @@ def best_game_scores(*, limit: int = TOP) -> list[dict]:
             "name": seat.user.get_username(),
             "score": seat.total,
             "game_id": seat.game_id,
-            "rating": _rating_of(seat.user),
+            "rating": None if seat.rating is None else display(seat.rating),
             "is_bot": seat.is_bot,
         }
-        for seat in seats
+        for seat in seats[:limit]
     ]
     return _ranked(rows, "score")
 
 
-def ratings(*, limit: int = TOP) -> list[dict]:
-    """Rated players, best rating (ordinal) first; equal shown ratings share a rank."""
+def daily_days(kind: str, limit: int = 30) -> list[str]:
+    """The latest days with a finished daily game of ``kind``, newest first."""
+    days = (
+        finished_seats(kind)
+        .filter(game__options__daily=True)
+        .values_list("game__options__day", flat=True)
+        .distinct()
+    )
+    return sorted({day for day in days if day}, reverse=True)[:limit]
+
+
+def ratings(*, kind: str = registry.DEFAULT_KIND, limit: int = TOP) -> list[dict]:
+    """Rated players in ``kind``, best rating (ordinal) first; equal shown ratings share a
+    rank."""
     found = (
-        Rating.objects.filter(games__gt=0)
+        Rating.objects.filter(games__gt=0, kind=kind)
         .select_related("user")
         .order_by("-ordinal", "user_id")[:limit]
     )
@@ -72,9 +101,39 @@ def ratings(*, limit: int = TOP) -> list[dict]:
     return _ranked(rows, "rating")
 
 
+def player_kinds(user: AbstractBaseUser) -> list[dict]:
+    """Per kind of game the player has finished: rating (if the kind rates), games, wins and
+    the best total."""
+    ratings = {rating.kind: rating for rating in Rating.objects.filter(user=user)}
+    totals = {
+        row["game__kind"]: row
+        for row in Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
+        .values("game__kind")
+        .annotate(games=Count("id"), wins=Count("id", filter=Q(place=1)), best=Max("total"))
+    }
+    found = []
+    for key, kind in registry.KINDS.items():
+        if key not in totals:
+            continue
+        rating = ratings.get(key)
+        found.append(
+            {
+                "kind": key,
+                "name": str(kind.name),
+                "rating": display(rating.ordinal) if rating and rating.games else None,
+                "rated_games": rating.games if rating else 0,
+                "games": totals[key]["games"],
+                "wins": totals[key]["wins"],
+                "best_score": totals[key]["best"],
+            }
+        )
+    return found
+
+
 def player_record(user: AbstractBaseUser) -> dict:
-    """A player's rating, totals over finished games and their latest games, newest first."""
-    rating = Rating.objects.filter(user=user).first()
+    """A player's Rat um Rad rating, totals over finished games and their latest games, newest
+    first; ``kinds``: the same per kind of game."""
+    rating = Rating.objects.filter(user=user, kind=registry.DEFAULT_KIND).first()
     seats = Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
     totals = seats.aggregate(
         games=Count("id"), wins=Count("id", filter=Q(place=1)), best=Max("total")
@@ -97,6 +156,7 @@ def player_record(user: AbstractBaseUser) -> dict:
             {
                 "game_id": seat.game_id,
                 "game_name": seat.game.name,
+                "kind": seat.game.kind,
                 "finished": seat.game.finished,
                 "place": seat.place,
                 "players": seat.players,
@@ -115,5 +175,6 @@ def player_record(user: AbstractBaseUser) -> dict:
         "games": totals["games"],
         "wins": totals["wins"],
         "best_score": totals["best"],
+        "kinds": player_kinds(user),
         "history": history,
     }

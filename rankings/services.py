@@ -1,10 +1,13 @@
-"""Rating finished games: every seat by its place, with openskill's Plackett-Luce model."""
+"""Rating finished games: every seat by its place, with openskill's Plackett-Luce model, within
+the game's kind (a rating per player and kind). Kinds ranked by their best scores (Road to 300,
+``GameKind.rated == "best_score"``) have no ratings: their totals rank."""
 
 from __future__ import annotations
 
 from django.db import transaction
 from openskill.models import PlackettLuce
 
+from games import registry
 from games.models import Game, Seat
 from rankings.models import Rating, RatingChange
 
@@ -20,9 +23,13 @@ def rate_game(*, game: Game, results: list[dict]) -> list[RatingChange]:
     """Rate a finished game from its results rows (``player``, ``total``, ``place``).
 
     Equal places are ties. A game is rated once: another call for it changes nothing and
-    returns ``[]``; so does a game that is not finished (an aborted game is never rated).
+    returns ``[]``; so does a game that is not finished (an aborted game is never rated), a
+    game of one, and a game of a kind that ranks by scores alone.
     """
-    if game.status != Game.Status.FINISHED or not 2 <= len(results) <= 5:
+    kind = registry.KINDS.get(game.kind)
+    if kind is None or kind.rated != "rating":
+        return []
+    if game.status != Game.Status.FINISHED or not 2 <= len(results) <= kind.max_players:
         return []
     with transaction.atomic():
         if RatingChange.objects.filter(game=game).exists():
@@ -34,12 +41,22 @@ def rate_game(*, game: Game, results: list[dict]) -> list[RatingChange]:
         # them in a fixed order, so that two games sharing players update one after the other.
         Rating.objects.bulk_create(
             [
-                Rating(user_id=p, mu=start.mu, sigma=start.sigma, ordinal=start.ordinal())
+                Rating(
+                    user_id=p,
+                    kind=game.kind,
+                    mu=start.mu,
+                    sigma=start.sigma,
+                    ordinal=start.ordinal(),
+                )
                 for p in players
             ],
             ignore_conflicts=True,
         )
-        locked = Rating.objects.select_for_update().filter(user_id__in=players).order_by("user_id")
+        locked = (
+            Rating.objects.select_for_update()
+            .filter(user_id__in=players, kind=game.kind)
+            .order_by("user_id")
+        )
         ratings = {rating.user_id: rating for rating in locked}
         before = [ratings[player] for player in players]
         after = MODEL.rate(

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -16,12 +15,6 @@ from rankings.models import Rating
 from tests.test_api_schema import check
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def people():
-    users = get_user_model().objects
-    return {name: users.create_user(name) for name in ("alice", "bob", "charlie", "dora")}
 
 
 def played(scores: dict, status: str = Game.Status.FINISHED, days_ago: int = 0) -> Game:
@@ -166,7 +159,7 @@ def test_a_players_record_has_rating_wins_best_score_and_history(people):
 
 
 def test_an_unknown_player_is_a_404_with_the_error_shape():
-    response = APIClient().get("/api/players/4242/")
+    response = APIClient().get("/api/players/4242/", HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 404
     assert response.json() == {"code": "not_found", "message": "there is no player 4242"}
 

@@ -114,9 +114,9 @@ async def test_a_client_that_dies_mid_destination_choice_chooses_after_reconnect
     await close_all(again)
 
 
-def test_services_roll_a_refused_write_back_entirely(people_sync, monkeypatch):
+def test_services_roll_a_refused_write_back_entirely(people, monkeypatch):
     """The same without a socket: the service raises, and the game is as it was."""
-    alice, bob = people_sync
+    alice, bob = people[:2]
     game = services.game_create(user=alice, name="Rhein", max_players=2)
     services.game_join(game_id=game.pk, user=bob)
     services.game_start(game_id=game.pk, user=alice)
@@ -133,11 +133,6 @@ def test_services_roll_a_refused_write_back_entirely(people_sync, monkeypatch):
         "joined",
         "dealt",
     ]
-
-
-@pytest.fixture
-def people_sync(django_user_model):
-    return [django_user_model.objects.create_user(name) for name in ("alice", "bob")]
 
 
 async def test_a_move_is_acknowledged_even_when_its_broadcast_cannot_go_out(people, monkeypatch):

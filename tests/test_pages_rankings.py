@@ -22,12 +22,6 @@ XSS = "<script>alert(1)</script>"
 
 
 @pytest.fixture
-def people():
-    users = get_user_model().objects
-    return {name: users.create_user(name) for name in ("alice", "bob", "charlie")}
-
-
-@pytest.fixture
 def english(client):
     client.cookies["django_language"] = "en"
     return client

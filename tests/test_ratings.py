@@ -6,7 +6,6 @@ import logging
 import random
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from games import services
@@ -19,12 +18,6 @@ from rankings.models import Rating, RatingChange
 pytestmark = pytest.mark.django_db
 
 NAMES = ("alice", "bob", "charlie", "dora", "emil")
-
-
-@pytest.fixture
-def people():
-    users = get_user_model().objects
-    return [users.create_user(name) for name in NAMES]
 
 
 def finished(players, status=Game.Status.FINISHED) -> Game:
