@@ -131,6 +131,7 @@ def option_field(option: registry.Option) -> forms.Field:
         label=option.label,
         choices=[(choice, option.choice_labels.get(choice, choice)) for choice in option.choices],
         initial=option.default,
+        required=False,  # only the chosen kind's options count; a missing one is its default
     )
 
 
@@ -221,7 +222,10 @@ class NewGameForm(forms.Form):
         """The new game with ``user`` in the first seat; None (error on the form) if refused."""
         data = self.cleaned_data
         kind = registry.get(data["kind"])
-        options = {option.name: data[f"{kind.key}__{option.name}"] for option in kind.options}
+        options = {
+            option.name: data.get(f"{kind.key}__{option.name}") or option.default
+            for option in kind.options
+        }
         table = {} if kind.solo else {name: data[name] for name in self.TABLE_FIELDS}
         if table.get("bots") is None:
             table.pop("bots", None)

@@ -241,3 +241,41 @@ def test_creating_a_game_needs_a_login(client):
     response = new_game(client)
     assert response.status_code == 302 and response["Location"].startswith("/login/")
     assert Game.objects.count() == 0
+
+
+def test_the_new_game_form_offers_every_kind_with_its_options_and_seats(alice, monkeypatch):
+    from types import SimpleNamespace
+
+    from games import registry
+
+    tricks = registry.GameKind(
+        key="tricks",
+        name="Tricks",
+        engine_module="",
+        glue_module="",
+        options=(
+            registry.Option("bids", "Bids", "open", ("open", "hidden")),
+            registry.Option("fast", "Fast", False),
+        ),
+    )
+    tricks.__dict__["engine"] = SimpleNamespace(MIN_PLAYERS=3, MAX_PLAYERS=8, BOTS={})
+    monkeypatch.setitem(registry.KINDS, "tricks", tricks)
+    html = browser(alice).get("/", headers={"accept-language": "en"}).content.decode()
+    assert 'name="kind" value="ratumrad" checked' in html
+    assert 'name="kind" value="tricks"' in html and 'href="/rules/tricks/"' in html
+    fieldset = re.search(
+        r'<fieldset class="kind-options" data-kind="tricks">.*?</fieldset>', html, re.S
+    )
+    assert (
+        fieldset and 'name="tricks__bids"' in fieldset[0] and 'name="tricks__fast"' in fieldset[0]
+    )
+    kinds = json_block(html, "new-game-kinds")
+    assert kinds["tricks"] == {"min": 3, "max": 8, "solo": False}
+    assert kinds["ratumrad"] == {"min": 2, "max": 5, "solo": False}
+    # Seats out of the chosen kind's range are refused on the form, and nothing is created.
+    refused = new_game(browser(alice), kind="ratumrad", max_players=8)
+    assert 'id="id_max_players_error"' in refused.content.decode()
+    assert not Game.objects.exists()
+    created = new_game(browser(alice), kind="ratumrad", max_players=3)
+    assert created.status_code == 302
+    assert Game.objects.get().kind == "ratumrad"
