@@ -25,6 +25,7 @@ from games.serializers import (
     GameLogSerializer,
     GameSummarySerializer,
     GameViewSerializer,
+    HintSerializer,
     KindSerializer,
     MapSerializer,
 )
@@ -93,6 +94,18 @@ class GameListView(APIView):
         tags=["games"],
         summary="Create a game and take its first seat",
         request=GameCreateSerializer,
+        examples=[
+            OpenApiExample(
+                "Rat um Rad for three",
+                value={"name": "Rheinufer", "kind": "ratumrad", "max_players": 3, "bots": 1},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Road to 300, the daily challenge",
+                value={"name": "Solo", "kind": "road300", "options": {"daily": True}},
+                request_only=True,
+            ),
+        ],
         responses={
             201: GameSummarySerializer,
             400: BAD_BODY,
@@ -235,6 +248,34 @@ class GameLogView(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         return Response(queries.finished_game_log(game_id))
+
+
+class GameHintView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="game_hint",
+        tags=["games"],
+        summary="What the kind's strong bot would play in your seat now (Road to 300, T5.1)",
+        description=(
+            "Kinds with a hint bot only. The daily challenge gives no hints. The move is one "
+            "of the seat's `legal` entries; send it as any move."
+        ),
+        responses={
+            200: HintSerializer,
+            401: NOT_AUTHENTICATED,
+            403: error("not_seated: only a player may ask", ("not_seated", "only a player ...")),
+            404: NOT_FOUND,
+            409: error(
+                "no_hint: the kind or the daily challenge has none; not_your_turn: nothing to "
+                "decide now",
+                ("no_hint", "the daily challenge is played without hints"),
+                ("not_your_turn", "there is nothing for you to decide now"),
+            ),
+        },
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        return Response(queries.game_hint(game_id, request.user.pk))
 
 
 class BaselMapView(APIView):

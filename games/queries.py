@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
 
-from games import selectors
+from games import registry, selectors
 from games.models import Game, Seat
-from games.services import Conflict, NotFound
+from games.services import Conflict, Forbidden, NotFound
 
 
 def listed_games(user_id: int | None) -> QuerySet[Game]:
@@ -47,3 +47,23 @@ def finished_game_log(game_id: object) -> dict:
     if game.status != Game.Status.FINISHED:
         raise Conflict("the log is published once the game is finished", "not_finished")
     return selectors.game_log(game)
+
+
+def game_hint(game_id: object, user_id: int | None) -> dict:
+    """What the kind's hint bot would play in the caller's seat now (T5.1): ``move`` (an entry
+    of the seat's ``legal``) and the kind's extras (Road to 300: the ``path``). The daily
+    challenge is played without hints: everyone faces the same dice alone."""
+    game = game_by_id(game_id)
+    kind = registry.get(game.kind)
+    if not kind.hint_bot:
+        raise Conflict("{kind} offers no hints", "no_hint", kind=str(kind.name))
+    if not game.seats.filter(user_id=user_id).exists():
+        raise Forbidden("only a player of this game may ask for a hint", "not_seated")
+    if game.options.get("daily"):
+        raise Conflict("the daily challenge is played without hints", "no_hint")
+    state = selectors.engine_state(game)
+    if state is None or kind.engine.is_over(state) or user_id not in kind.engine.to_move(state):
+        raise Conflict("there is nothing for you to decide now", "not_your_turn")
+    view = kind.engine.view(state, user_id)
+    move = kind.engine.make_bot(kind.hint_bot, game.seed).choose(view)
+    return {"seq": view["seq"], "move": move, **kind.glue.hint_extra(view, move)}

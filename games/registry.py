@@ -50,6 +50,7 @@ class GameKind:
     options: tuple[Option, ...] = ()
     solo: bool = False  # one seat; created already started (no lobby, no bots, no timer)
     default_bot: str = ""  # the computer player that fills seats and stands in for people
+    hint_bot: str = ""  # the bot a player may ask "what would you do?" (GET .../hint/)
     rated: str = "rating"  # "rating": openskill by place; "best_score": highest totals rank
     summary: Any = ""  # one line for the lobby's picker
     seats_rule: str = ""  # the rule that sets the number of players, e.g. "R1.1"
@@ -100,6 +101,19 @@ KINDS: dict[str, GameKind] = {
             default_bot="heuristic",
             seats_rule="R1.1",
             summary=_("Claim bike roads through Basel and complete your destination cards."),
+        ),
+        GameKind(
+            key="road300",
+            name=_("Road to 300"),
+            engine_module="games.road300",
+            glue_module="games.kinds.road300",
+            options=(Option("daily", _("Daily challenge: the day's dice for everyone"), False),),
+            solo=True,
+            default_bot="strong",
+            hint_bot="strong",  # T5.1
+            rated="best_score",
+            seats_rule="T1",
+            summary=_("Solo: roll three dice, cross a cell, walk the grid: score 300."),
         ),
     )
 }

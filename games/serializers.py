@@ -264,6 +264,16 @@ class GameLogSerializer(serializers.Serializer):
     results = LogResultSerializer(many=True)
 
 
+class HintSerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="the state the hint is for")
+    move = serializers.DictField(help_text="an entry of the seat's `legal`, as it would be sent")
+    path = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        required=False,
+        help_text="Road to 300: the move's path, `[x, y]` from the first step to `to`",
+    )
+
+
 # ---------------------------------------------------------------------------- the map
 
 

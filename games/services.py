@@ -177,7 +177,12 @@ def check_game_create(
     """The settings of a new game, or ``bad_field`` naming the first wrong one. A solo kind
     takes one seat, no computer players and no timer, whatever was asked."""
     game_kind, options = check_game_kind(kind, options)
-    options = game_kind.glue.site_options(options)
+    try:
+        options = game_kind.glue.site_options(options)
+    except EngineError as error:
+        raise ServiceError.from_engine(
+            error, 400, prefix=getattr(error, "field", "options")
+        ) from None
     name = _game_name(name)
     if game_kind.solo:
         return NewGame(game_kind, options, name, 1, 0, True, None)

@@ -71,10 +71,11 @@ def world(db, settings, django_capture_on_commit_callbacks):
         services.move_apply(game_id=over.pk, user=host, move={"type": "VOTE_END", "end": True})
     over.refresh_from_db()
     assert over.status == Game.Status.FINISHED
+    solo = services.game_create(user=guest, name="Solo", kind="road300")  # gives hints
     world = {
         "token": guest.auth_token.key,
         "ids": {
-            "game_id": [joinable.pk, startable.pk, dealt.pk, over.pk],
+            "game_id": [joinable.pk, startable.pk, dealt.pk, over.pk, solo.pk],
             "user_id": [*over.seats.values_list("user_id", flat=True), guest.pk],
         },
         "cases": itertools.count(),

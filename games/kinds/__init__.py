@@ -28,6 +28,11 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
 ``forced_bot_move(state, people, computer) -> (seat, move) | None``
     A move a computer-played seat must make whatever its bot thinks (Rat um Rad: agree to end
     once every person voted, R8.2), or None.
+``rules_context() -> dict``
+    What the kind's rules pages (``rules/<kind>_<language>.html``) need beside the kind.
+``hint_extra(view, move) -> dict``
+    What a hint (``GET /api/games/{id}/hint/``, kinds with a ``hint_bot``) sends beside the
+    move (Road to 300: its path).
 ``TABLE_TEMPLATE``, ``TABLE_SCRIPT`` and ``page_context(game) -> dict``
     The kind's part of the game page: the template the page's shell includes, the ES module
     (a static path) that draws the table, and what else the template needs.

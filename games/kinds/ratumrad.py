@@ -174,5 +174,13 @@ def public_map() -> dict:
     return basel().to_public_dict()
 
 
+def rules_context() -> dict:
+    return {}  # the rules pages are static
+
+
+def hint_extra(view: dict, move: dict) -> dict:
+    return {}  # Rat um Rad offers no hints
+
+
 def page_context(game: Game) -> dict:
     return {"map": public_map()}

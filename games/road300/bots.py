@@ -230,6 +230,7 @@ class StrongBot:
         options, near = self._options(blocked, position)
         loss = self.weight * self.cross_weight
         keep = self.alternatives
+        seen: dict[tuple[int, int], float] = {}
         gain = failed = 0.0
         for probability, cells in ROLLS:
             found = []
@@ -253,10 +254,14 @@ class StrongBot:
             if not found:
                 continue  # T2.8: the game ends, gain 0
             found.sort(key=lambda option: option[0], reverse=True)
-            best = max(
-                values[end] + self.future(blocked | (1 << cell) | (1 << end), end)
-                for _, cell, end in found[:keep]
-            )
+            best = None
+            for _, cell, end in found[:keep]:
+                worth = seen.get((cell, end))
+                if worth is None:  # several rolls can cross the same cell and end alike
+                    worth = values[end] + self.future(blocked | (1 << cell) | (1 << end), end)
+                    seen[cell, end] = worth
+                if best is None or worth > best:
+                    best = worth
             gain += probability * best
         return self._fold(gain, failed, position)
 

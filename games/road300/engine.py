@@ -539,7 +539,8 @@ def reachable(state: GameState) -> list[Cell]:
 
 
 def view(state: GameState, player: PlayerId | None = None) -> dict:
-    """What ``player`` (``None``: a spectator) may see: everything but the dice to come."""
+    """What ``player`` (``None``: a spectator) may see: everything but the dice to come; the
+    player alone gets ``you`` and the legal turns with their paths (T3.1)."""
     if player is not None:
         _seat(state, player)
     data: dict[str, Any] = {
@@ -564,6 +565,8 @@ def view(state: GameState, player: PlayerId | None = None) -> dict:
         "paths": [],
         "crossings": [],
     }
+    if player is not None:
+        data["you"] = {"player_id": player}
     if player is not None and not is_over(state):
         found = turns(state)
         data["legal"] = [_message(cross, to) for cross, _die, to, _path in found]

@@ -1,0 +1,208 @@
+"""Road to 300's glue: a solo game whose state lives in ``Game.state``; the seat keeps the score.
+
+The daily challenge (T5.2): a game created with ``{"daily": true}`` plays the day's seed (UTC),
+the same for everyone and kept secret (it is derived from the site's secret key: knowing it
+would tell every die in advance). The site records the day in the game's options (``day``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+from datetime import UTC, datetime
+from functools import lru_cache
+
+from django.conf import settings
+from django.utils.translation import gettext, ngettext
+
+from games import feed, rows
+from games.contract import BadOption
+from games.models import Game, Seat
+from games.road300 import engine, examples
+from games.road300.bots import strong_bot_score
+from games.road300.grids import CURRENT, GRIDS
+
+TABLE_TEMPLATE = "games/road300/table.html"
+TABLE_SCRIPT = "js/road300/table.js"
+TABLE_CSS = "css/road300.css"
+SEAT_FIELDS = ["turn_order", "score", "total", "place"]
+
+
+def today() -> str:
+    return datetime.now(UTC).date().isoformat()
+
+
+def daily_seed(day: str) -> int:
+    """The seed of ``day``'s challenge (T5.2): the same for everyone, unknown to the players."""
+    key = settings.SECRET_KEY.encode()
+    digest = hmac.new(key, f"road300-daily-{day}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 2  # fits a signed 64-bit column
+
+
+def site_options(options: dict) -> dict:
+    """The options as stored: a daily game gets today's date (UTC), which no client chooses."""
+    if "day" in options:
+        raise BadOption("options.day", "the site sets the day of a daily game (T5.2)")
+    return {**options, "day": today()} if options.get("daily") else options
+
+
+def new_seed(options: dict) -> int:
+    if options.get("daily"):
+        return daily_seed(options["day"])
+    return random.SystemRandom().randrange(2**62)
+
+
+def start_events(state: engine.GameState) -> list[dict]:
+    return []  # new_game's first roll is in the view; its failed rolls are in the history
+
+
+@lru_cache(maxsize=256)
+def bot_score(seed: int, grid_version: int | None) -> int:
+    """T4.3: the strong bot's total on this seed (about a second; a day's seed is shared)."""
+    return strong_bot_score(seed)
+
+
+def complete_results(game: Game, state: engine.GameState) -> None:
+    """Fill in the strong bot's score on the same seed (T4.3) once the game is over."""
+    for row in state.results or []:
+        row["bot_score"] = bot_score(state.seed, state.grid_version)
+
+
+def project(game: Game, state: engine.GameState, seats: list[Seat], events, before) -> None:
+    seat = seats[0]
+    over = engine.is_over(state)
+    values = (0, engine.score(state), engine.score(state) if over else None, 1 if over else None)
+    if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
+        for name, value in zip(SEAT_FIELDS, values, strict=True):
+            setattr(seat, name, value)
+        rows.update(seat, SEAT_FIELDS)
+
+
+def waiting_table(game: Game) -> dict:
+    return {}  # never waits: a solo game is dealt when it is created
+
+
+def waiting_player() -> dict:
+    return {}
+
+
+def turn_key(state: engine.GameState) -> tuple:
+    return (state.status, state.round)
+
+
+def stored_turn_key(stored: dict) -> tuple:
+    return (stored["status"], stored["round"])
+
+
+def forced_bot_move(state, people, computer):
+    return None
+
+
+def hint_extra(view: dict, move: dict) -> dict:
+    """The path the hint's move takes (T3.1), as the view lists it."""
+    return {"path": view["paths"][view["legal"].index(move)]}
+
+
+def rules_context() -> dict:
+    """The current sheet and T4.2's worked examples (games/road300/examples.py), drawn on it."""
+    grid = GRIDS[CURRENT]
+
+    def drawn(crossed=(), circled=(), scoring=()) -> list[list[dict]]:
+        return [
+            [
+                {
+                    "x": x,
+                    "y": y,
+                    "value": grid[y - 1][x - 1],
+                    "crossed": (x, y) in crossed,
+                    "circled": (x, y) in circled,
+                    "scores": (x, y) in scoring,
+                }
+                for x in range(1, 7)
+            ]
+            for y in range(1, 7)
+        ]
+
+    worked = {}
+    for ending, example in examples.EXAMPLES.items():
+        worked[ending] = {
+            "rows": drawn(example["crossed"], examples.CIRCLED, example["scoring"]),
+            "rolls": [" ".join(map(str, roll)) for roll in example["rolls"]],
+            "values": [grid[y - 1][x - 1] for x, y in example["scoring"]],
+            "total": sum(grid[y - 1][x - 1] for x, y in example["scoring"]),
+        }
+    return {"grid_rows": drawn(), "grid_version": CURRENT, "worked": worked}
+
+
+def page_context(game: Game) -> dict:
+    return {"kind_css": TABLE_CSS}
+
+
+def describe(event: dict, names: dict[int, str]) -> str:
+    writer = _WRITERS.get(event.get("kind", ""))
+    if writer is None:
+        return feed.describe(event, names, None)  # the site's own events (joined, left, ...)
+    try:
+        return writer(event, names.get(event.get("player"), "") or gettext("someone"))
+    except (KeyError, TypeError, ValueError, IndexError):
+        return gettext("Something happened: %(kind)s") % {"kind": event.get("kind", "?")}
+
+
+def _cell(cell) -> str:
+    return f"({cell[0]}, {cell[1]})"
+
+
+def _dice(dice) -> str:
+    return " ".join(str(die) for die in dice)
+
+
+def _failed_roll(event: dict, name: str) -> str:
+    return ngettext(
+        "%(name)s rolled %(dice)s: no cell can be crossed (%(count)d failed roll in a row).",
+        "%(name)s rolled %(dice)s: no cell can be crossed (%(count)d failed rolls in a row).",
+        event["count"],
+    ) % {"name": name, "dice": _dice(event["dice"]), "count": event["count"]}
+
+
+def _rolled(event: dict, name: str) -> str:
+    return gettext("Round %(round)d: %(name)s rolled %(dice)s.") % {
+        "round": event["round"],
+        "name": name,
+        "dice": _dice(event["dice"]),
+    }
+
+
+def _turn(event: dict, name: str) -> str:
+    return gettext(
+        "%(name)s crossed %(cross)s and moved %(steps)d to %(to)s (%(value)d): %(score)d points."
+    ) % {
+        "name": name,
+        "cross": _cell(event["cross"]),
+        "steps": event["die"],
+        "to": _cell(event["to"]),
+        "value": event["value"],
+        "score": event["score"],
+    }
+
+
+def _game_over(event: dict, name: str) -> str:
+    if event.get("reason") == engine.THREE_FAILED_ROLLS:
+        ending = gettext("The game is over: three failed rolls in a row.")
+    elif event.get("reason") == engine.NO_LEGAL_MOVE:
+        ending = gettext("The game is over: no move is possible.")
+    else:
+        ending = gettext("The game is over.")
+    if event.get("won"):
+        result = gettext("%(name)s reached %(total)d points and wins!")
+    else:
+        result = gettext("%(name)s has %(total)d points.")
+    return f"{ending} {result % {'name': name, 'total': event['total']}}"
+
+
+_WRITERS = {
+    "failed_roll": _failed_roll,
+    "rolled": _rolled,
+    "turn": _turn,
+    "game_over": _game_over,
+}
