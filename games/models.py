@@ -42,7 +42,9 @@ class Game(models.Model):
     seed = models.BigIntegerField()
     seq = models.PositiveIntegerField(default=0)
     state = models.JSONField(null=True, blank=True, editable=False)
-    end_reason = models.CharField(max_length=16, blank=True)
+    end_reason = models.CharField(
+        max_length=32, blank=True
+    )  # the engine's reason, e.g. three_failed_rolls
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
