@@ -60,6 +60,7 @@ named in its ``GameKind`` (``games.registry``) has this shape:
 
 from __future__ import annotations
 
+import random
 from collections.abc import Hashable
 
 PlayerId = Hashable
@@ -118,3 +119,32 @@ class BadOption(EngineError):
     def __init__(self, field: str, message: str, rule: str | None = None, **params: object):
         self.field = field
         super().__init__(message, rule, **params)
+
+
+# ---------------------------------------------------------------------------- shared by engines
+
+
+def dump_rng(rng: random.Random) -> list:
+    """A generator's state as JSON-able data (``to_dict``); :func:`load_rng` restores it."""
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def load_rng(data: list) -> random.Random:
+    rng = random.Random()
+    version, internal, gauss = data
+    rng.setstate((version, tuple(internal), gauss))
+    return rng
+
+
+class RandomBot:
+    """The floor of every kind: a move of ``view["legal"]`` at random (its own generator)."""
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def choose(self, view: dict) -> dict:
+        legal = view["legal"]
+        if not legal:
+            raise ValueError("there is no legal move to choose")
+        return legal[self.rng.randrange(len(legal))]

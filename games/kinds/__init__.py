@@ -37,3 +37,32 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
     The kind's part of the game page: the template the page's shell includes, the ES module
     (a static path) that draws the table, and what else the template needs.
 """
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from django.utils.translation import gettext
+
+from games import feed
+
+
+def random_seed(options: dict) -> int:
+    """A new game's seed: random, from the system's source (nobody can guess the deal)."""
+    return random.SystemRandom().randrange(2**62)
+
+
+def describe_with(
+    writers: dict[str, Callable[[dict, Callable], str]], event: dict, names: dict[int, str]
+) -> str:
+    """A feed sentence from a kind's ``writers`` (by event kind; each gets the event and a
+    function from player id to name), else the site's own sentence; never raises on odd
+    data."""
+    writer = writers.get(event.get("kind", ""))
+    if writer is None:
+        return feed.describe(event, names, None)  # the site's own events (joined, left, ...)
+    try:
+        return writer(event, lambda player: names.get(player, "") or gettext("someone"))
+    except (KeyError, TypeError, ValueError, IndexError):
+        return gettext("Something happened: %(kind)s") % {"kind": event.get("kind", "?")}

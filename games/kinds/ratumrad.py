@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
 from games import feed, rows
+from games.kinds import random_seed
 from games.models import BuiltRoad, DestinationCard, Game, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import CARD_COLORS, GREY, basel
@@ -103,8 +102,7 @@ def complete_results(game: Game, state: engine.GameState) -> None:
     """The engine's results are complete."""
 
 
-def new_seed(options: dict) -> int:
-    return random.SystemRandom().randrange(2**62)
+new_seed = random_seed
 
 
 def start_events(state: engine.GameState) -> list[dict]:

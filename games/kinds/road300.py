@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import random
 from datetime import UTC, datetime
 from functools import lru_cache
 
 from django.conf import settings
 from django.utils.translation import gettext, ngettext
 
-from games import feed, rows
+from games import rows
 from games.contract import BadOption
+from games.kinds import describe_with, random_seed
 from games.models import Game, Seat
 from games.road300 import engine, examples
 from games.road300.bots import strong_bot_score
@@ -50,7 +50,7 @@ def site_options(options: dict) -> dict:
 def new_seed(options: dict) -> int:
     if options.get("daily"):
         return daily_seed(options["day"])
-    return random.SystemRandom().randrange(2**62)
+    return random_seed(options)
 
 
 def start_events(state: engine.GameState) -> list[dict]:
@@ -140,13 +140,7 @@ def page_context(game: Game) -> dict:
 
 
 def describe(event: dict, names: dict[int, str]) -> str:
-    writer = _WRITERS.get(event.get("kind", ""))
-    if writer is None:
-        return feed.describe(event, names, None)  # the site's own events (joined, left, ...)
-    try:
-        return writer(event, names.get(event.get("player"), "") or gettext("someone"))
-    except (KeyError, TypeError, ValueError, IndexError):
-        return gettext("Something happened: %(kind)s") % {"kind": event.get("kind", "?")}
+    return describe_with(_WRITERS, event, names)
 
 
 def _cell(cell) -> str:
@@ -162,13 +156,13 @@ def _failed_roll(event: dict, name: str) -> str:
         "%(name)s rolled %(dice)s: no cell can be crossed (%(count)d failed roll in a row).",
         "%(name)s rolled %(dice)s: no cell can be crossed (%(count)d failed rolls in a row).",
         event["count"],
-    ) % {"name": name, "dice": _dice(event["dice"]), "count": event["count"]}
+    ) % {"name": name(event["player"]), "dice": _dice(event["dice"]), "count": event["count"]}
 
 
 def _rolled(event: dict, name: str) -> str:
     return gettext("Round %(round)d: %(name)s rolled %(dice)s.") % {
         "round": event["round"],
-        "name": name,
+        "name": name(event["player"]),
         "dice": _dice(event["dice"]),
     }
 
@@ -177,7 +171,7 @@ def _turn(event: dict, name: str) -> str:
     return gettext(
         "%(name)s crossed %(cross)s and moved %(steps)d to %(to)s (%(value)d): %(score)d points."
     ) % {
-        "name": name,
+        "name": name(event["player"]),
         "cross": _cell(event["cross"]),
         "steps": event["die"],
         "to": _cell(event["to"]),
@@ -197,7 +191,7 @@ def _game_over(event: dict, name: str) -> str:
         result = gettext("%(name)s reached %(total)d points and wins!")
     else:
         result = gettext("%(name)s has %(total)d points.")
-    return f"{ending} {result % {'name': name, 'total': event['total']}}"
+    return f"{ending} {result % {'name': name(event['player']), 'total': event['total']}}"
 
 
 _WRITERS = {

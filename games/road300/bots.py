@@ -20,9 +20,10 @@ walk to it, so one pass over the walks per die serves every crossing of every ro
 
 from __future__ import annotations
 
-import random
 from functools import cache
 from itertools import combinations_with_replacement, permutations
+
+from games.contract import RandomBot
 
 from .board import (
     CELL_COUNT,
@@ -51,19 +52,6 @@ ROLLS: tuple[tuple[float, tuple[tuple[int, int], ...]], ...] = tuple(
     )
     for roll in combinations_with_replacement(range(1, 7), 3)
 )
-
-
-class RandomBot:
-    """T5.1's floor: a turn chosen uniformly among the legal ones (its own generator)."""
-
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(seed)
-
-    def choose(self, view: dict) -> dict:
-        legal = view["legal"]
-        if not legal:
-            raise ValueError("there is no legal turn to choose")
-        return legal[self.rng.randrange(len(legal))]
 
 
 @cache

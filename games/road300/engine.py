@@ -68,6 +68,8 @@ from games.contract import (
     NotYourTurn,
     PlayerId,
     UnknownType,
+    dump_rng,
+    load_rng,
 )
 
 from .board import CORNER_INDICES, SIZE, Cell, bit, cell_of, index, mask_of, region, walks
@@ -601,7 +603,6 @@ def replay(
 
 def to_dict(state: GameState) -> dict:
     """The whole state, the dice generator included (storage only, never a client)."""
-    version, internal, gauss = state.rng.getstate()
     return {
         "kind": KIND,
         "seed": state.seed,
@@ -609,7 +610,7 @@ def to_dict(state: GameState) -> dict:
         "options": dict(state.options),
         "grid_version": state.grid_version,
         "grid": [list(row) for row in state.grid],
-        "rng": [version, list(internal), gauss],
+        "rng": dump_rng(state.rng),
         "crossed": [list(cell) for cell in state.crossed],
         "circled": [list(cell) for cell in state.circled],
         "dice": None if state.dice is None else list(state.dice),
@@ -626,9 +627,7 @@ def to_dict(state: GameState) -> dict:
 
 def from_dict(data: dict) -> GameState:
     """Rebuild a state saved by :func:`to_dict`; it shares nothing with ``data``."""
-    rng = random.Random()
-    version, internal, gauss = data["rng"]
-    rng.setstate((version, tuple(internal), gauss))
+    rng = load_rng(data["rng"])
     grid = tuple(tuple(row) for row in data["grid"])
     check_grid(grid)
     return GameState(
