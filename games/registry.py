@@ -30,6 +30,15 @@ class Option:
     default: Any
     choices: tuple | None = None  # None: a bool
     choice_labels: dict = field(default_factory=dict)  # choice -> a lazy translation
+    # The words for a game's variant in the lobby: a bool's when true, else per choice (a
+    # choice without words, the default among them, is not named).
+    badge: Any = ""
+    choice_badges: dict = field(default_factory=dict)
+
+    def badge_of(self, value: Any) -> str:
+        if self.choices is None:
+            return str(self.badge) if value is True else ""
+        return str(self.choice_badges.get(value, ""))
 
     def public_dict(self) -> dict:
         return {
@@ -72,6 +81,19 @@ class GameKind:
     def max_players(self) -> int:
         return self.engine.MAX_PLAYERS
 
+    def variant(self, options: dict) -> list[str]:
+        """The options a game was created with, in words for the lobby (defaults left out)."""
+        words = (option.badge_of(options.get(option.name)) for option in self.options)
+        return [word for word in words if word]
+
+    def badges(self) -> dict:
+        """What :meth:`variant` says of each option value, for the lobby's script."""
+        return {
+            option.name: {str(key).lower(): str(value) for key, value in badges.items()}
+            for option in self.options
+            if (badges := option.choice_badges if option.choices else {True: option.badge})
+        }
+
     @property
     def bots(self) -> tuple[str, ...]:
         return tuple(self.engine.BOTS)
@@ -103,11 +125,53 @@ KINDS: dict[str, GameKind] = {
             summary=_("Claim bike roads through Basel and complete your destination cards."),
         ),
         GameKind(
+            key="rage",
+            name=_("RAGE"),
+            engine_module="games.rage",
+            glue_module="games.kinds.rage",
+            options=(
+                Option(
+                    "bids",
+                    _("Bids"),
+                    "open",
+                    ("open", "hidden", "secret"),
+                    {
+                        "open": _("open: bid in turn, everyone sees every bid"),
+                        "hidden": _("hidden: everyone bids at once, shown together"),
+                        "secret": _("secret: each bid stays its owner's until the round is scored"),
+                    },
+                    choice_badges={"hidden": _("hidden bids"), "secret": _("secret bids")},
+                ),
+                Option(
+                    "plus_minus_one",
+                    _("Plus/minus one: the bids may not add up"),
+                    False,
+                    badge=_("plus/minus one"),
+                ),
+                Option(
+                    "durchmarsch",
+                    _("Durchmarsch: all tricks score double"),
+                    False,
+                    badge=_("Durchmarsch"),
+                ),
+            ),
+            default_bot="heuristic",
+            seats_rule="G1.1",
+            summary=_("Trick-taking for 3 to 8: bid your tricks, beware the action cards."),
+        ),
+        GameKind(
             key="road300",
             name=_("Road to 300"),
             engine_module="games.road300",
             glue_module="games.kinds.road300",
-            options=(Option("daily", _("Daily challenge: the day's dice for everyone"), False),),
+            options=(
+                Option(
+                    "daily",
+                    _("Daily challenge: the day's dice for everyone"),
+                    False,
+                    badge=_("daily challenge"),
+                ),
+            ),
             solo=True,
             default_bot="strong",
             hint_bot="strong",  # T5.1

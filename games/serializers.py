@@ -80,7 +80,7 @@ class GameCreateSerializer(serializers.Serializer):
     )
     bots = serializers.IntegerField(
         min_value=0,
-        max_value=4,
+        max_value=7,
         default=0,
         help_text="seats for computer players; must leave a seat for the caller",
     )

@@ -217,7 +217,7 @@ def check_game_create(
             max_value=high,
         )
     if isinstance(bots, bool) or not isinstance(bots, int) or not 0 <= bots < max_players:
-        raise ServiceError("bots must leave at least one seat for you", "bad_field")
+        raise ServiceError("must leave at least one seat for you", "bad_field", prefix="bots")
     return NewGame(game_kind, options, name, max_players, bots, bool(private), turn_seconds or None)
 
 

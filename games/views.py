@@ -64,6 +64,7 @@ def ui_strings() -> dict:
             "admin": _("The game was ended by an administrator."),
             "three_failed_rolls": _("Three failed rolls in a row ended the game (T2.3)."),
             "no_legal_move": _("The dice could cross a cell but no move was possible (T2.8)."),
+            "rounds_played": _("All 10 rounds have been played."),
         },
         "your_turn": _("Your turn: draw wheel cards, build a road or draw destination cards."),
         "your_second_card": _("Your turn: take your second wheel card."),

@@ -96,6 +96,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
         game["seated"] = game["id"] in seated
         game["status_label"] = Game.Status(game["status"]).label
         game["kind_label"] = kind_label(game["kind"])
+        kind = registry.KINDS.get(game["kind"])
+        game["variant"] = kind.variant(game["options"]) if kind else []
         game["created_at"] = parse_datetime(game["created"])
     chat = [{**line, "at_time": parse_datetime(line["at"])} for line in chat_history()]
     waiting = [g for g in games if g["status"] == Game.Status.WAITING]
@@ -124,6 +126,7 @@ def lobby_strings() -> dict:
     return {
         "status": {status.value: str(status.label) for status in Game.Status},
         "kinds": {key: str(kind.name) for key, kind in registry.KINDS.items()},
+        "variants": {key: kind.badges() for key, kind in registry.KINDS.items()},
         "errors": service_messages(),
         "error": gettext("The server refused: %(message)s"),
         "join": gettext("Join"),

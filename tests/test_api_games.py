@@ -191,6 +191,8 @@ def test_creating_a_game_seats_the_caller(alice):
         ({"name": "Rhein", "max_players": 6}, "max_players"),
         ({"name": "Rhein", "max_players": "viele"}, "max_players"),
         ({"name": "Rhein", "max_players": 2, "bots": 5}, "bots"),
+        ({"name": "Rhein", "max_players": 2, "bots": 2}, "bots"),
+        ({"name": "Rhein", "max_players": 8, "kind": "rage", "bots": 8}, "bots"),
         ({"name": "Rhein", "max_players": 2, "bots": -1}, "bots"),
     ],
 )

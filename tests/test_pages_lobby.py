@@ -279,3 +279,21 @@ def test_the_new_game_form_offers_every_kind_with_its_options_and_seats(alice, m
     created = new_game(browser(alice), kind="ratumrad", max_players=3)
     assert created.status_code == 302
     assert Game.objects.get().kind == "ratumrad"
+
+
+@pytest.mark.django_db
+def test_the_lobby_names_a_games_variant_beside_its_kind(people, client):
+    services.game_create(
+        user=people[1],
+        name="Stiche",
+        kind="rage",
+        max_players=4,
+        options={"bids": "secret", "durchmarsch": True},
+    )
+    services.game_create(user=people[1], name="Rheinufer", max_players=2)
+    client.force_login(people[0])
+    html = client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    row = html[html.index("Stiche") : html.index("</li>", html.index("Stiche"))]
+    assert "secret bids" in row and "Durchmarsch" in row and "plus/minus one" not in row
+    plain = html[html.index("Rheinufer") : html.index("</li>", html.index("Rheinufer"))]
+    assert "badge-variant" not in plain

@@ -69,3 +69,41 @@ def test_simulate_refuses_an_unknown_kind_and_options_the_kind_does_not_take():
         run(games=1, kind="ratumrad", options='{"fast": true}')
     with pytest.raises(CommandError, match="--options"):
         run(games=1, kind="ratumrad", options="{not json")
+
+
+def bot_lines(**options: object) -> dict[str, str]:
+    out = io.StringIO()
+    call_command("simulate", stdout=out, stderr=io.StringIO(), **options)
+    return {
+        line.split(":")[0].removeprefix("bot "): line
+        for line in out.getvalue().splitlines()
+        if line.startswith("bot ")
+    }
+
+
+def test_simulate_road300_prints_per_bot_its_mean_its_share_reaching_300_and_p99():
+    lines = bot_lines(kind="road300", games=2, bots="strong,random", seed=3)
+    assert set(lines) == {"strong", "random"}
+    for line in lines.values():
+        assert re.search(r"mean score \d+\.\d, reached 300 in \d+\.\d%", line), line
+        assert re.search(r"p99 \d+\.\d+ ms", line), line
+
+
+@pytest.mark.parametrize(
+    ("players", "options"),
+    [(3, "{}"), (5, '{"bids": "hidden"}'), (8, '{"bids": "secret", "durchmarsch": true}')],
+)
+def test_simulate_rage_prints_per_bot_its_mean_and_share_of_games_won(players, options):
+    lines = bot_lines(
+        kind="rage", games=3, players=players, bots="heuristic,random", options=options, seed=2
+    )
+    assert set(lines) == {"heuristic", "random"}
+    for line in lines.values():
+        assert re.search(r"mean -?\d+\.\d per game, won \d+\.\d%", line), line
+
+
+def test_simulate_refuses_rage_options_g2_2_forbids_and_player_counts_outside_g1_1():
+    with pytest.raises(CommandError, match="--options"):
+        run(games=1, kind="rage", options='{"bids": "hidden", "plus_minus_one": true}')
+    with pytest.raises(CommandError, match="--players"):
+        run(games=1, kind="rage", players=9)

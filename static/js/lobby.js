@@ -103,6 +103,12 @@ function gameItem(game, group) {
     }),
     " ",
   );
+  // The variant: each option's words for its value (defaults have none).
+  const badges = strings.variants[game.kind] ?? {};
+  for (const [name, value] of Object.entries(game.options ?? {})) {
+    const word = (badges[name] ?? {})[String(value).toLowerCase()];
+    if (word) meta.append(element("span", { className: "badge badge-variant", text: word }), " ");
+  }
   if (group !== "waiting") {
     meta.append(
       element("span", {
