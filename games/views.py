@@ -203,6 +203,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "strings": ui_strings(),
         "table_template": kind.glue.TABLE_TEMPLATE,
         "table_script": kind.glue.TABLE_SCRIPT,
+        "achievements": rankings.achievements_of(request.user.pk, game.kind),
         **kind.glue.page_context(game),
     }
     return render(request, "games/game.html", context)

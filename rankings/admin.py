@@ -1,8 +1,8 @@
-"""Admin for ratings: read-only, since every rating follows from the games."""
+"""Admin for ratings and achievements: read-only, since every one follows from the games."""
 
 from django.contrib import admin
 
-from rankings.models import Rating, RatingChange
+from rankings.models import EarnedAchievement, Rating, RatingChange
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -27,4 +27,13 @@ class RatingChangeAdmin(ReadOnlyAdmin):
     list_filter = ["is_bot", "players"]
     search_fields = ["user__username"]
     list_select_related = ["game", "user"]
+    raw_id_fields = ["game", "user"]
+
+
+@admin.register(EarnedAchievement)
+class EarnedAchievementAdmin(ReadOnlyAdmin):
+    list_display = ["user", "kind", "key", "game", "earned"]
+    list_filter = ["kind", "key"]
+    search_fields = ["user__username"]
+    list_select_related = ["user", "game"]
     raw_id_fields = ["game", "user"]

@@ -81,6 +81,15 @@ class PlayerRecordGameSerializer(serializers.Serializer):
     )
 
 
+class AchievementSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    key = serializers.CharField()
+    title = serializers.CharField(help_text="in the client's language")
+    description = serializers.CharField()
+    earned = serializers.DateTimeField(allow_null=True)
+    game_id = serializers.IntegerField(allow_null=True, help_text="the game that earned it")
+
+
 class PlayerRecordSerializer(serializers.Serializer):
     player = serializers.IntegerField(help_text="player (user) id")
     name = serializers.CharField(help_text="the player's name")
@@ -93,6 +102,9 @@ class PlayerRecordSerializer(serializers.Serializer):
     kinds = PlayerKindSerializer(many=True, help_text="the same per kind of game played")
     history = PlayerRecordGameSerializer(
         many=True, help_text=f"the latest {selectors.HISTORY} finished games, newest first"
+    )
+    achievements = AchievementSerializer(
+        many=True, help_text="the achievements earned, every kind, newest first"
     )
 
 

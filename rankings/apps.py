@@ -9,6 +9,7 @@ class RankingsConfig(AppConfig):
     def ready(self) -> None:
         from games.models import Game
         from games.signals import game_finished
-        from rankings.receivers import rate_finished_game
+        from rankings.receivers import award_finished_game, rate_finished_game
 
         game_finished.connect(rate_finished_game, sender=Game, dispatch_uid="rankings.rate")
+        game_finished.connect(award_finished_game, sender=Game, dispatch_uid="rankings.award")

@@ -71,3 +71,27 @@ class RatingChange(models.Model):
     @property
     def delta(self) -> float:
         return self.ordinal_after - self.ordinal_before
+
+
+class EarnedAchievement(models.Model):
+    """An achievement (``rankings.achievements``) a person earned, with the game that earned
+    it first."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="achievements"
+    )
+    kind = models.CharField(_("kind"), max_length=16)
+    key = models.CharField(_("achievement"), max_length=32)
+    game = models.ForeignKey(Game, on_delete=models.SET_NULL, null=True, related_name="+")
+    earned = models.DateTimeField(_("earned"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-earned", "-id"]
+        verbose_name = _("achievement")
+        verbose_name_plural = _("achievements")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind", "key"], name="earned_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.kind}/{self.key}"

@@ -1,4 +1,4 @@
-"""Rate every game as it finishes (``games.signals.game_finished``)."""
+"""Rate every game as it finishes and award its achievements (``games.signals.game_finished``)."""
 
 from __future__ import annotations
 
@@ -21,3 +21,12 @@ def rate_finished_game(sender, *, game: Game, results: list[dict], **kwargs) -> 
             services.rate_game(game=game, results=results)
     except Exception:
         logger.exception("could not rate game %s", game.pk)
+
+
+def award_finished_game(sender, *, game: Game, results: list[dict], **kwargs) -> None:
+    # As above: the game's end stands even if this fails.
+    try:
+        with transaction.atomic():
+            services.award_achievements(game=game, results=results)
+    except Exception:
+        logger.exception("could not award the achievements of game %s", game.pk)

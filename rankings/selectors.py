@@ -8,7 +8,8 @@ from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from games import registry
 from games.models import Game, Seat
-from rankings.models import Rating, RatingChange
+from rankings import achievements
+from rankings.models import EarnedAchievement, Rating, RatingChange
 from rankings.services import display
 
 TOP = 100
@@ -177,4 +178,51 @@ def player_record(user: AbstractBaseUser) -> dict:
         "best_score": totals["best"],
         "kinds": player_kinds(user),
         "history": history,
+        "achievements": [item for item in achievements_of(user.pk) if item["earned"]],
     }
+
+
+def achievements_of(user_id: int | None, kind: str | None = None) -> list[dict]:
+    """Every achievement (of ``kind``, or of every kind), each with whether and when the user
+    earned it and in which game: earned ones first, newest first, then the rest in order."""
+    earned = {
+        (row.kind, row.key): row
+        for row in EarnedAchievement.objects.filter(user_id=user_id)
+        if user_id is not None
+    }
+    listed = []
+    for achievement in achievements.ACHIEVEMENTS:
+        if kind is not None and achievement.kind != kind:
+            continue
+        row = earned.get((achievement.kind, achievement.key))
+        listed.append(
+            {
+                "kind": achievement.kind,
+                "key": achievement.key,
+                "title": str(achievement.title),
+                "description": str(achievement.description),
+                "earned": row.earned if row else None,
+                "game_id": row.game_id if row else None,
+            }
+        )
+    listed.sort(key=lambda item: item["earned"] is None)
+    return listed
+
+
+def achievement_counts(kind: str) -> list[dict]:
+    """The achievements of ``kind``, each with how many people have earned it."""
+    counts = dict(
+        EarnedAchievement.objects.filter(kind=kind)
+        .values("key")
+        .annotate(people=Count("id"))
+        .values_list("key", "people")
+    )
+    return [
+        {
+            "key": achievement.key,
+            "title": str(achievement.title),
+            "description": str(achievement.description),
+            "people": counts.get(achievement.key, 0),
+        }
+        for achievement in achievements.of_kind(kind)
+    ]

@@ -1,6 +1,7 @@
 """Rating finished games: every seat by its place, with openskill's Plackett-Luce model, within
 the game's kind (a rating per player and kind). Kinds ranked by their best scores (Road to 300,
-``GameKind.rated == "best_score"``) have no ratings: their totals rank."""
+``GameKind.rated == "best_score"``) have no ratings: their totals rank. And the achievements a
+finished game earned its people (``rankings.achievements``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from openskill.models import PlackettLuce
 
 from games import registry
 from games.models import Game, Seat
-from rankings.models import Rating, RatingChange
+from rankings import achievements
+from rankings.models import EarnedAchievement, Rating, RatingChange
 
 MODEL = PlackettLuce()  # a new player starts at mu 25, sigma 25/3: ordinal 0
 
@@ -92,3 +94,25 @@ def results_of(game: Game) -> list[dict]:
     """The results rows of a finished game, as far as its seats keep them."""
     seats = game.seats.exclude(place=None).order_by("place", "turn_order", "id")
     return [{"player": s.user_id, "total": s.total, "place": s.place} for s in seats]
+
+
+def award_achievements(*, game: Game, results: list[dict]) -> list[EarnedAchievement]:
+    """Store what a finished game earned the people at its table (computer players earn
+    none); an achievement a person has already earned stays with its first game."""
+    if game.status != Game.Status.FINISHED or not game.state:
+        return []
+    people = set(Seat.objects.filter(game=game, is_bot=False).values_list("user_id", flat=True))
+    rows = (game.state or {}).get("results") or results
+    new = []
+    for row in rows:
+        if row["player"] not in people:
+            continue
+        finished = achievements.Finished(row=row, rows=rows, state=game.state, options=game.options)
+        for achievement in achievements.earned_by(game.kind, finished):
+            new.append(
+                EarnedAchievement(
+                    user_id=row["player"], kind=game.kind, key=achievement.key, game=game
+                )
+            )
+    EarnedAchievement.objects.bulk_create(new, ignore_conflicts=True)
+    return new

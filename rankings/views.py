@@ -28,6 +28,7 @@ def rankings_page(request: HttpRequest) -> HttpResponse:
         "scores": selectors.best_game_scores(kind=kind.key, day=day),
         "ratings": selectors.ratings(kind=kind.key) if by_rating else None,
         "days": [] if by_rating else selectors.daily_days(kind.key),
+        "achievements": selectors.achievement_counts(kind.key),
     }
     return render(request, "rankings/rankings.html", context)
 

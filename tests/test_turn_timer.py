@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from games import bots, selectors, services, sweeper
 from games.models import Event, Game, Seat
+from games.rage import engine as rage
 from games.ratumrad import engine
 from rankings.models import RatingChange
 from tests.ws_helpers import (
@@ -381,3 +382,44 @@ def test_the_sweeper_restarts_a_computer_player_whose_move_was_lost(people, monk
     assert not services.load_state(game_of(game.pk)).players[bot.turn_order].prepared
     sweeper.sweep(now=later(60))
     assert services.load_state(game_of(game.pk)).players[bot.turn_order].prepared
+
+
+# ---------------------------------------------------------------------------- other kinds
+
+
+def rage_game(people: list, options: dict) -> int:
+    game = services.game_create(
+        user=people[0], name="Stiche", kind="rage", max_players=3, turn_seconds=30, options=options
+    )
+    for person in people[1:3]:
+        services.game_join(game_id=game.pk, user=person)
+    services.game_start(game_id=game.pk, user=people[0])
+    return game.pk
+
+
+def test_rage_a_late_bidder_is_played_by_the_computer_until_they_take_the_seat_back(people):
+    game_id = rage_game(people, {})
+    state = services.load_state(game_of(game_id))
+    late = next(p for p in people if p.pk == rage.to_move(state)[0])
+    assert game_of(game_id).turn_deadline is not None
+    assert sweeper.sweep(now=later()) == 1
+    assert seat_of(game_id, late).autopilot
+    state = services.load_state(game_of(game_id))
+    assert state.bids[state.players.index(late.pk)] is not None  # the computer bid for them
+    assert late.pk not in rage.to_move(state)
+    services.seat_take_back(game_id=game_id, user=late)
+    assert not seat_of(game_id, late).autopilot
+
+
+def test_rage_hidden_bids_share_one_deadline_and_every_late_bidder_is_replaced(people):
+    game_id = rage_game(people, {"bids": "hidden"})
+    first = people[0]
+    state = services.load_state(game_of(game_id))
+    assert len(rage.to_move(state)) == 3
+    services.move_apply(game_id=game_id, user=first, move={"type": "BID", "tricks": 1})
+    assert sweeper.sweep(now=later()) == 1
+    late = [p for p in people[:3] if p != first]
+    assert all(seat_of(game_id, person).autopilot for person in late)
+    assert not seat_of(game_id, first).autopilot
+    state = services.load_state(game_of(game_id))
+    assert state.phase == "playing" and None not in state.bids
