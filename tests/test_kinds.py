@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import json
+import random
+
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -113,3 +116,22 @@ def test_each_kind_has_a_rules_page_and_unknown_kinds_are_not_found(client):
         assert_page_keeps_policy(response)
     assert "Die Spielregeln von Rat um Rad" in client.get("/rules/ratumrad/").content.decode()
     assert client.get("/rules/chess/").status_code == 404
+
+
+@pytest.mark.parametrize("key", list(registry.KINDS))
+def test_a_kinds_turn_key_reads_the_same_from_a_state_and_from_its_stored_form(key):
+    kind = registry.get(key)
+    engine, glue = kind.engine, kind.glue
+    players = list(range(1, kind.min_players + 1))
+    state = engine.new_game(3, players, engine.check_options({}))
+    rng = random.Random(3)
+    keys = set()
+    for _ in range(60):
+        stored = json.loads(json.dumps(engine.to_dict(state)))
+        assert glue.turn_key(state) == glue.stored_turn_key(stored)
+        keys.add(glue.turn_key(state))
+        if engine.is_over(state):
+            break
+        player = rng.choice(engine.to_move(state))
+        engine.apply(state, player, rng.choice(engine.legal_moves(state, player)))
+    assert len(keys) > 1  # the key moves on as the game does

@@ -106,25 +106,21 @@ def waiting_player() -> dict:
 def turn_key(state: engine.GameState) -> tuple:
     """Bids under hidden or secret bids are made at once (one deadline for all); otherwise
     each bid and each card is a turn of its own."""
-    return _turn_key(engine.to_dict(state))
+    return _turn_key(
+        state.status, state.round, state.phase, state.options, state.bids, state.tricks, state.trick
+    )
 
 
 def stored_turn_key(stored: dict) -> tuple:
-    return _turn_key(stored)
+    fields = ("status", "round", "phase", "options", "bids", "tricks", "trick")
+    return _turn_key(*(stored[name] for name in fields))
 
 
-def _turn_key(stored: dict) -> tuple:
-    bids_in = sum(bid is not None for bid in stored["bids"])
-    if stored["phase"] == engine.BIDDING and stored["options"]["bids"] != "open":
+def _turn_key(status, round_, phase, options, bids, tricks, trick) -> tuple:
+    bids_in = sum(bid is not None for bid in bids)
+    if phase == engine.BIDDING and options["bids"] != "open":
         bids_in = None
-    return (
-        stored["status"],
-        stored["round"],
-        stored["phase"],
-        bids_in,
-        len(stored["tricks"]),
-        len(stored["trick"]),
-    )
+    return (status, round_, phase, bids_in, len(tricks), len(trick))
 
 
 def forced_bot_move(state, people, computer):
