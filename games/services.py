@@ -638,7 +638,7 @@ def _record(
         [Event(game=game, seq=state.seq, kind=event["kind"], data=event) for event in events]
     )
     if was_playing and finished:
-        game_finished.send(sender=Game, game=game, results=engine.results(state))
+        game_finished.send(sender=Game, game=game, results=engine.results(state), seats=seats)
     _after_commit(lambda: broadcast.game_changed(game, state, events, seats))
     if was_playing != game.is_playing:
         _after_commit(broadcast.lobby_changed)

@@ -3,7 +3,8 @@
 from django.dispatch import Signal
 
 # Sent inside the transaction that records a game's end (status FINISHED), once per game.
-# Keyword arguments: ``game`` (the Game, already saved) and ``results`` (engine results rows).
+# Keyword arguments: ``game`` (the Game, already saved), ``results`` (engine results rows) and
+# ``seats`` (the game's Seat rows, as the move that ended it read them).
 game_finished = Signal()
 
 # Sent after the commit of a change of a game being played that has computer-played seats.

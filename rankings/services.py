@@ -21,7 +21,16 @@ def display(ordinal: float) -> float:
     return round(ordinal, 1) + 0.0
 
 
-def rate_game(*, game: Game, results: list[dict]) -> list[RatingChange]:
+def computer_players(game: Game, seats: list[Seat] | None = None) -> set[int]:
+    """The users of the game's computer-played seats (``seats``: the rows, if already read)."""
+    if seats is None:
+        return set(Seat.objects.filter(game=game, is_bot=True).values_list("user_id", flat=True))
+    return {seat.user_id for seat in seats if seat.is_bot}
+
+
+def rate_game(
+    *, game: Game, results: list[dict], seats: list[Seat] | None = None
+) -> list[RatingChange]:
     """Rate a finished game from its results rows (``player``, ``total``, ``place``).
 
     Equal places are ties. A game is rated once: another call for it changes nothing and
@@ -37,7 +46,7 @@ def rate_game(*, game: Game, results: list[dict]) -> list[RatingChange]:
         if RatingChange.objects.filter(game=game).exists():
             return []
         players = [row["player"] for row in results]
-        bots = set(Seat.objects.filter(game=game, is_bot=True).values_list("user_id", flat=True))
+        bots = computer_players(game, seats)
         start = MODEL.rating()
         # Create missing rows first (a concurrent game may create them too), then lock
         # them in a fixed order, so that two games sharing players update one after the other.
@@ -96,16 +105,18 @@ def results_of(game: Game) -> list[dict]:
     return [{"player": s.user_id, "total": s.total, "place": s.place} for s in seats]
 
 
-def award_achievements(*, game: Game, results: list[dict]) -> list[EarnedAchievement]:
+def award_achievements(
+    *, game: Game, results: list[dict], seats: list[Seat] | None = None
+) -> list[EarnedAchievement]:
     """Store what a finished game earned the people at its table (computer players earn
     none); an achievement a person has already earned stays with its first game."""
     if game.status != Game.Status.FINISHED or not game.state:
         return []
-    people = set(Seat.objects.filter(game=game, is_bot=False).values_list("user_id", flat=True))
+    bots = computer_players(game, seats)
     rows = (game.state or {}).get("results") or results
     new = []
     for row in rows:
-        if row["player"] not in people:
+        if row["player"] in bots:
             continue
         finished = achievements.Finished(row=row, rows=rows, state=game.state, options=game.options)
         for achievement in achievements.earned_by(game.kind, finished):

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 # Counted on both databases: the savepoint/transaction statements differ, the work does not.
 MOST_QUERIES_PER_MOVE = 7
-# The move that ends the game also scores it: the results and every seat's rating.
+# The move that ends the game also scores it: the results, every seat's rating, achievements.
 MOST_QUERIES_LAST_MOVE = 17
 
 
