@@ -121,6 +121,22 @@ def test_T1_2_the_dice_come_from_the_seed_alone():
 # ---------------------------------------------------------------------------- T2 a round
 
 
+def test_T2_1_every_round_begins_with_a_roll_of_three_dice():
+    state = engine.new_game(9, [ME], {})
+    for _ in range(3):
+        assert engine.is_over(state) or (
+            len(state.dice) == 3 and all(1 <= die <= 6 for die in state.dice)
+        )
+        assert state.rolls and state.rolls[-1] == state.dice  # rolled in this round
+        if engine.is_over(state):
+            break
+        round_before = state.round
+        _, events = engine.apply(state, ME, engine.legal_moves(state, ME)[0])
+        rolled = [e for e in events if e["kind"] in ("rolled", "failed_roll")]
+        assert rolled and rolled[0]["round"] == round_before + 1  # the next round rolls first
+        assert all(len(e["dice"]) == 3 for e in rolled)
+
+
 def test_T2_2_two_dice_name_a_cell_either_way_and_the_third_moves():
     state, _ = sheet((2, 4, 5))
     found = {

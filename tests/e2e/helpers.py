@@ -1,5 +1,6 @@
 """Steps the browser tests share: becoming a guest, the REST calls a page makes, the language
-switch, the hand and the player list of the game page, and watching for script dialogs."""
+switch, the hand and the player list of the game page, watching for script dialogs, and the
+game socket's frames (for tables that have no deal event to wait for)."""
 
 from __future__ import annotations
 
@@ -112,3 +113,26 @@ def player_stat(page: Page, name: str, label: str) -> Locator:
         .filter(has=page.locator("dt").get_by_text(label, exact=True))
     )
     return stat.locator("dd")
+
+
+def watch_socket(page: Page) -> list[str]:
+    """The text of every frame the page's game socket receives, in order."""
+    frames: list[str] = []
+    page.on(
+        "websocket",
+        lambda socket: socket.on("framereceived", lambda payload: frames.append(str(payload))),
+    )
+    return frames
+
+
+def wait_for_history(page: Page, frames: list[str], times: int = 1) -> None:
+    """The socket is open once its HISTORY came; ``times``: the how-manieth page load this is."""
+    for _ in range(200):
+        if sum('"type": "HISTORY"' in frame for frame in frames) >= times:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the game socket sent no HISTORY")
+
+
+def game_over(page: Page) -> bool:
+    return page.locator("#results").is_visible()

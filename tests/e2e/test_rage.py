@@ -11,35 +11,12 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import SCREENSHOTS
-from tests.e2e.helpers import GAME_PATH, call
+from tests.e2e.helpers import GAME_PATH, call, game_over, wait_for_history, watch_socket
 
 GAME_TIMEOUT_S = 90  # a whole game with two people clicking takes some 20 to 40 seconds
 BID = "#rg-bids button.rg-bid-button:enabled"
 LIT = "#rg-hand button.rg-card.rg-lit:enabled"
 TRICK_CARDS = "#rg-trick .rg-played .rg-card"
-
-
-def watch_socket(page: Page) -> list[str]:
-    """The text of every frame the page's game socket receives, in order."""
-    frames: list[str] = []
-    page.on(
-        "websocket",
-        lambda socket: socket.on("framereceived", lambda payload: frames.append(str(payload))),
-    )
-    return frames
-
-
-def wait_until_connected(page: Page, frames: list[str], times: int = 1) -> None:
-    """The socket is open once its HISTORY came; ``times``: the how-manieth page load."""
-    for _ in range(200):
-        if sum('"type": "HISTORY"' in frame for frame in frames) >= times:
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("the game socket sent no HISTORY")
-
-
-def over(page: Page) -> bool:
-    return page.locator("#results").is_visible()
 
 
 def hand(page: Page) -> list[str]:
@@ -117,7 +94,7 @@ def reload_mid_trick(page: Page, frames: list[str], loads: int, screenshot) -> N
     before_turn = page.locator("#turn-line").inner_text()
     screenshot(page, "rage-before-reload")
     page.reload()
-    wait_until_connected(page, frames, loads)
+    wait_for_history(page, frames, loads)
     expect(page.locator("#rg-hand button.rg-card")).to_have_count(len(before_hand))
     expect(page.locator(TRICK_CARDS)).to_have_count(len(before_trick))
     assert hand(page) == before_hand
@@ -156,7 +133,7 @@ def test_two_people_and_two_computers_play_a_whole_game_of_rage(new_page, screen
     ana.locator("#start-button").click()
     loads = {id(ana): 1, id(ben): 1}
     for page in (ana, ben):
-        wait_until_connected(page, frames[id(page)])
+        wait_for_history(page, frames[id(page)])
         expect(page.locator("#rg-seats .rg-seat")).to_have_count(4)
         expect(page.locator("#rg-hand button.rg-card")).to_have_count(10)
         expect(page.locator("#rg-round")).to_have_text("1 of 10")
@@ -169,11 +146,11 @@ def test_two_people_and_two_computers_play_a_whole_game_of_rage(new_page, screen
     reloaded = False
     shots = set()
     deadline = time.monotonic() + GAME_TIMEOUT_S
-    while not (over(ana) and over(ben)):
+    while not (game_over(ana) and game_over(ben)):
         assert time.monotonic() < deadline, f"the game did not end in time: {seen}"
         moved = False
         for page in (ana, ben):
-            if over(page):
+            if game_over(page):
                 continue
             if "bid" not in shots and page.locator(BID).count():
                 shots.add("bid")
@@ -225,7 +202,7 @@ def test_the_rage_table_of_eight_seats_fits_a_phone(new_page, screenshot):
     game_id = answer["body"]["id"]
     assert call(page, "POST", f"/api/games/{game_id}/start/")["status"] == 200
     page.goto(f"/games/{game_id}/")
-    wait_until_connected(page, frames)
+    wait_for_history(page, frames)
     expect(page.locator("#rg-seats .rg-seat")).to_have_count(8)
     expect(page.locator("#rg-hand button.rg-card")).to_have_count(10)
     expect(page.locator("#rg-variant")).to_have_text("Variant: Hidden bids · Durchmarsch")

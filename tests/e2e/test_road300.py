@@ -10,32 +10,19 @@ from urllib.parse import urlparse
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import GAME_PATH, become_guest, call
+from tests.e2e.helpers import (
+    GAME_PATH,
+    become_guest,
+    call,
+    game_over,
+    wait_for_history,
+    watch_socket,
+)
 
 MAX_TURNS = 60  # a game is about 10 to 25 turns
 LIT = "#r3-grid .r3-cell.r3-lit"
 OVER_OR_LIT = f"""() => !document.getElementById("results").hidden
     || document.querySelector("{LIT}") !== null"""
-
-
-def watch_socket(page: Page) -> list[str]:
-    """The text of every frame the page's game socket receives, in order."""
-    frames: list[str] = []
-    page.on(
-        "websocket",
-        lambda socket: socket.on("framereceived", lambda payload: frames.append(str(payload))),
-    )
-    return frames
-
-
-def wait_until_connected(page: Page, frames: list[str], times: int = 1) -> None:
-    """The socket is open once its HISTORY came (the table has no 'dealt' event to wait for);
-    ``times``: the how-manieth page load this is."""
-    for _ in range(200):
-        if sum('"type": "HISTORY"' in frame for frame in frames) >= times:
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("the game socket sent no HISTORY")
 
 
 def marked_cells(page: Page, mark: str) -> list[tuple[int, int]]:
@@ -45,10 +32,6 @@ def marked_cells(page: Page, mark: str) -> list[tuple[int, int]]:
             f"#r3-grid .r3-cell.{mark}", "cells => cells.map(c => [c.dataset.x, c.dataset.y])"
         )
     )
-
-
-def over(page: Page) -> bool:
-    return page.locator("#results").is_visible()
 
 
 def wait_for_next_round(page: Page, before: str) -> None:
@@ -86,7 +69,7 @@ def test_a_guest_plays_road_to_300_from_the_lobby_to_the_end(new_page, screensho
     with page.expect_navigation(url=GAME_PATH):
         form.locator("button[type=submit]").click()
     expect(page.locator("#game h1")).to_have_text("Road trip")
-    wait_until_connected(page, frames)
+    wait_for_history(page, frames)
 
     # The table: the grid, three dice, round 1, every legal crossing lit.
     expect(page.locator("#r3-grid .r3-cell")).to_have_count(36)
@@ -129,14 +112,14 @@ def test_a_guest_plays_road_to_300_from_the_lobby_to_the_end(new_page, screensho
     page.keyboard.press("Enter")
     wait_for_next_round(page, "1")
     expect(page.locator("#r3-history li")).not_to_have_count(0)
-    if not over(page):  # (the next roll may end the game at once, rarely)
+    if not game_over(page):  # (the next roll may end the game at once, rarely)
         expect(page.locator("#r3-grid .r3-circled")).to_have_count(1)
         expect(page.locator("#r3-grid .r3-crossed")).to_have_count(1)
         expect(page.locator("#r3-history li")).to_have_count(1)
 
     # A hint: the suggested cell to cross and its end light up, its path is drawn.
     page.wait_for_function(OVER_OR_LIT)
-    if not over(page):
+    if not game_over(page):
         page.locator("#r3-hint-button").click()
         expect(page.locator("#r3-hint-text")).to_contain_text("Hint: cross (")
         expect(page.locator("#r3-grid .r3-hint")).not_to_have_count(0)
@@ -145,16 +128,16 @@ def test_a_guest_plays_road_to_300_from_the_lobby_to_the_end(new_page, screensho
     # Two more turns, then a reload shows the same round and the same crosses.
     for _ in range(2):
         page.wait_for_function(OVER_OR_LIT)
-        if over(page):
+        if game_over(page):
             break
         play_turn_with_clicks(page)
-    if not over(page):
+    if not game_over(page):
         round_before = page.locator("#r3-round").inner_text()
         crossed = marked_cells(page, "r3-crossed")
         circled = marked_cells(page, "r3-circled")
         score = page.locator("#r3-score").inner_text()
         page.reload()
-        wait_until_connected(page, frames, times=2)
+        wait_for_history(page, frames, times=2)
         expect(page.locator("#r3-round")).to_have_text(round_before)
         expect(page.locator("#r3-score")).to_have_text(score)
         assert marked_cells(page, "r3-crossed") == crossed
@@ -163,10 +146,10 @@ def test_a_guest_plays_road_to_300_from_the_lobby_to_the_end(new_page, screensho
     # To the end.
     for _ in range(MAX_TURNS):
         page.wait_for_function(OVER_OR_LIT)
-        if over(page):
+        if game_over(page):
             break
         play_turn_with_clicks(page)
-    assert over(page), "the game did not end"
+    assert game_over(page), "the game did not end"
 
     # The results: the total, the strong bot's score on the same dice, 300 reached or not.
     results = page.locator("#results-table")
@@ -216,10 +199,10 @@ def test_a_guest_plays_road_to_300_from_the_lobby_to_the_end(new_page, screensho
 def play_to_the_end(page: Page, other_way: bool = False) -> int:
     for _ in range(MAX_TURNS):
         page.wait_for_function(OVER_OR_LIT)
-        if over(page):
+        if game_over(page):
             break
         play_turn_with_clicks(page, other_way)
-    assert over(page), "the game did not end"
+    assert game_over(page), "the game did not end"
     return int(page.locator("#results-table tbody td.total").inner_text())
 
 
@@ -232,7 +215,7 @@ def test_the_daily_challenge_counts_the_first_game_of_the_day_only(new_page, scr
     with page.expect_navigation(url=GAME_PATH):
         page.locator("#daily-play-button").click()
     first_game = page.url
-    wait_until_connected(page, frames)
+    wait_for_history(page, frames)
     expect(page.locator("#r3-hint-panel")).to_be_hidden()  # no hints in the daily challenge
     first = play_to_the_end(page)
 
@@ -248,7 +231,7 @@ def test_the_daily_challenge_counts_the_first_game_of_the_day_only(new_page, scr
     with page.expect_navigation(url=GAME_PATH):
         page.locator("#daily-play-button").click()
     assert page.url != first_game
-    wait_until_connected(page, frames, times=2)
+    wait_for_history(page, frames, times=2)
     play_to_the_end(page, other_way=True)
     page.goto("/road300/daily/")
     expect(rows).to_have_count(1)
