@@ -57,15 +57,16 @@ def game_changed(
     committed by the change being announced.
     """
     details = selectors.player_details(game, seats)
+    extras = selectors.finished_extras(game)  # read once for every view
     seq = game.seq
     messages = [
         (
             seat_group(game.pk, user_id),
-            _update(seq, events, selectors.game_view(game, user_id, state, details)),
+            _update(seq, events, selectors.game_view(game, user_id, state, details, extras)),
         )
         for user_id in details
     ]
-    view = selectors.game_view(game, None, state, details)
+    view = selectors.game_view(game, None, state, details, extras)
     messages.append((public_group(game.pk), _update(seq, events, view)))
     _send_all(messages)
 

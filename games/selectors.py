@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -132,19 +134,50 @@ def viewer_id(user: AbstractBaseUser | None) -> int | None:
     return user.pk if user is not None and user.is_authenticated else None
 
 
+# What other apps add to a finished game's views (rankings: each results row's rating change,
+# a seat's new achievements), so that ``games`` needs to know nothing of them. A hook,
+# registered in its app's ``AppConfig.ready``, is ``hook(game) -> add``: it reads what it
+# needs for the game once, and ``add(view, seated)`` adds it to one view (``seated``: the
+# viewer's user id if they have a seat, else None).
+FinishedAdd = Callable[[dict, "int | None"], None]
+FINISHED_VIEW_HOOKS: list[Callable[[Game], FinishedAdd]] = []
+
+
+def finished_extras(game: Game) -> FinishedAdd | None:
+    """What the hooks add to every view of ``game`` (None unless it is finished): read once,
+    for all the views of one broadcast."""
+    if game.status != Game.Status.FINISHED:
+        return None
+    adds = [hook(game) for hook in FINISHED_VIEW_HOOKS]
+
+    def add(view: dict, seated: int | None) -> None:
+        for one in adds:
+            one(view, seated)
+
+    return add
+
+
 def game_view(
     game: Game,
     user_id: int | None,
     state=None,
     details: dict[int, dict] | None = None,
+    extras: FinishedAdd | None = None,
 ) -> dict:
-    """What user ``user_id`` may see of ``game`` (R9): their seat's view, or the public one."""
+    """What user ``user_id`` may see of ``game`` (R9): their seat's view, or the public one.
+
+    ``extras``: ``finished_extras(game)``, if the caller has read it already.
+    """
     details = player_details(game) if details is None else details
     if game.state is None:
         return waiting_view(game, details, user_id)
     state = state or engine_state(game)
     seated = user_id if user_id in details else None
-    return decorate(registry.get(game.kind).engine.view(state, seated), game, details)
+    view = decorate(registry.get(game.kind).engine.view(state, seated), game, details)
+    extras = extras or finished_extras(game)
+    if extras is not None:
+        extras(view, seated)
+    return view
 
 
 def game_log(game: Game) -> dict:

@@ -170,6 +170,11 @@ class YouSerializer(serializers.Serializer):
     hand = hand_field(required=False)
     destinations = HeldDestinationSerializer(many=True, required=False)
     pending_destinations = DestinationSerializer(many=True, required=False)
+    new_achievements = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="FINISHED only: the keys of the achievements this game earned you first",
+    )
 
 
 class BuiltRoadSerializer(serializers.Serializer):
@@ -200,6 +205,10 @@ class LogResultSerializer(serializers.Serializer):
 
 class ResultSerializer(LogResultSerializer):
     name = serializers.CharField()
+    rating_change = serializers.FloatField(
+        allow_null=True,
+        help_text="what this game did to the player's rating (one decimal); null if unrated",
+    )
 
 
 class GameViewSerializer(serializers.Serializer):

@@ -226,3 +226,29 @@ def achievement_counts(kind: str) -> list[dict]:
         }
         for achievement in achievements.of_kind(kind)
     ]
+
+
+def finished_game_extras(game: Game):
+    """What a finished game's views show of the rankings (``games.selectors``'s hook): each
+    results row's ``rating_change`` (``null`` where the game rated nobody: a kind ranked by
+    scores, or not rated yet) and, in a seat's own view, ``you.new_achievements``: the keys of
+    the achievements this game earned the seat first. Two reads, whatever the views."""
+    changes = {
+        user_id: display(after - before)
+        for user_id, before, after in RatingChange.objects.filter(game=game).values_list(
+            "user_id", "ordinal_before", "ordinal_after"
+        )
+    }
+    earned: dict[int, list[str]] = {}
+    for user_id, key in (
+        EarnedAchievement.objects.filter(game=game).order_by("id").values_list("user_id", "key")
+    ):
+        earned.setdefault(user_id, []).append(key)
+
+    def add(view: dict, seated: int | None) -> None:
+        for row in view.get("results") or []:
+            row["rating_change"] = changes.get(row["player"])
+        if seated is not None and isinstance(view.get("you"), dict):
+            view["you"]["new_achievements"] = earned.get(seated, [])
+
+    return add

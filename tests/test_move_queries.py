@@ -2,7 +2,9 @@
 
 A move locks its game row, reads the seats with their presence in one query, writes the
 move, the state, the events and what the kind's glue keeps in step, and commits. The
-broadcast after the commit (views for every seat) reads nothing more.
+broadcast after the commit (views for every seat) reads nothing more, but for the game's end:
+its rating changes and new achievements, two queries for all the views
+(tests/test_finished_view.py).
 """
 
 from __future__ import annotations

@@ -214,9 +214,18 @@ async def finish(table: Table, reason: str | None = None) -> None:
         assert state["status"] == "FINISHED" and state["legal"] == []
         if reason:
             assert state["end_reason"] == reason
-        shown = [{k: v for k, v in row.items() if k != "name"} for row in state["results"]]
+        # The log's rows are the view's without the site's additions: names, ratings.
+        shown = [
+            {k: v for k, v in row.items() if k not in ("name", "rating_change")}
+            for row in state["results"]
+        ]
         assert shown == expected
         assert {row["name"] for row in state["results"]} == set(PERSONAS[: len(table.people)])
+        changes = {row["player"]: row["rating_change"] for row in state["results"]}
+        assert all(isinstance(change, float) for change in changes.values()), changes
+        assert changes == {  # public: the same for every viewer
+            row["player"]: row["rating_change"] for row in table.latest(None)["results"]
+        }
     for socket in table.sockets.values():
         assert await socket.is_quiet(0.05)
     await close_all(*table.sockets.values())

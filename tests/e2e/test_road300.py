@@ -217,7 +217,16 @@ def test_the_daily_challenge_counts_the_first_game_of_the_day_only(new_page, scr
     first_game = page.url
     wait_for_history(page, frames)
     expect(page.locator("#r3-hint-panel")).to_be_hidden()  # no hints in the daily challenge
+    achievement = page.locator("#achievements-panel li[data-key=daily]")
+    expect(achievement).not_to_have_class(re.compile(r"\bis-earned\b"))
     first = play_to_the_end(page)
+
+    # The side panel shows at once what the game earned: the daily player, new, at the top.
+    expect(achievement).to_have_class(re.compile(r"\bis-earned\b.*\bis-new\b"))
+    expect(achievement.locator(".achievement-star")).to_have_text("★")
+    expect(achievement.locator(".badge-new")).to_have_text("new")
+    expect(achievement.locator(".achievement-status")).to_have_text("earned")
+    expect(page.locator("#achievements-panel li").first).to_have_attribute("data-key", "daily")
 
     page.goto("/road300/daily/")
     expect(page.locator("#daily-counted")).to_contain_text(f"Your score of today: {first} points")
@@ -232,7 +241,9 @@ def test_the_daily_challenge_counts_the_first_game_of_the_day_only(new_page, scr
         page.locator("#daily-play-button").click()
     assert page.url != first_game
     wait_for_history(page, frames, times=2)
+    expect(achievement).to_have_class(re.compile(r"\bis-earned\b"))  # from before
     play_to_the_end(page, other_way=True)
+    expect(achievement).not_to_have_class(re.compile(r"\bis-new\b"))  # not earned again
     page.goto("/road300/daily/")
     expect(rows).to_have_count(1)
     expect(rows.first.locator("td").nth(2)).to_have_text(str(first))

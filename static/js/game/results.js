@@ -1,11 +1,20 @@
 // The end screen's shared part: why the game ended, who won, your total, and the score sheet
-// with the columns every kind has (place, player, total). The kind's table adds its own
+// with the columns every kind has (place, player, total, and the rating change of a rated
+// game, right after the total). The kind's table adds its own
 // columns through resultColumns(row) (see static/js/shell.js) and draws any extras below.
 import { format, h } from "./dom.js";
 
 // A column of the kind's: {heading, text, class, node} -> one cell of a row.
 function cell(column) {
   return h("td", { class: column.class || null, text: column.text }, column.node || null);
+}
+
+// A row's rating change as the score sheet shows it: "+3.2", "−1.5" (a real minus), "0.0".
+export function ratingChangeText(change) {
+  if (typeof change !== "number") return "–";
+  const text = Math.abs(change).toFixed(1);
+  if (text === "0.0") return text;
+  return `${change > 0 ? "+" : "\u2212"}${text}`;
 }
 
 // extraColumns(row) -> {before: [column], after: [column]}, around the Total column.
@@ -25,11 +34,14 @@ export function renderResults(parts, state, T, userId, extraColumns) {
     return { before: columns.before || [], after: columns.after || [] };
   });
   const first = extras[0] || { before: [], after: [] };
+  // A rated game's rows carry rating_change (docs/protocol.md 4.4); others have no column.
+  const rated = rows.some((row) => typeof row.rating_change === "number");
   const headings = [
     T.results_place,
     T.results_player,
     ...first.before.map((column) => column.heading || ""),
     T.results_total,
+    ...(rated ? [T.results_rating] : []),
     ...first.after.map((column) => column.heading || ""),
   ];
   const head = h("thead", {}, h("tr", {}, headings.map((text) => h("th", { scope: "col", text }))));
@@ -54,9 +66,20 @@ export function renderResults(parts, state, T, userId, extraColumns) {
         player,
         extras[index].before.map(cell),
         h("td", { class: "number total", text: row.total }),
+        rated ? ratingCell(row.rating_change, T) : null,
         extras[index].after.map(cell),
       );
     }),
   );
   parts.table.replaceChildren(head, body);
+}
+
+function ratingCell(change, T) {
+  const text = ratingChangeText(change);
+  const sign = { "+": "rating-up", "\u2212": "rating-down" }[text[0]];
+  return h("td", {
+    class: ["number", "rating-change", sign].filter(Boolean).join(" "),
+    title: T.results_rating_title,
+    text,
+  });
 }

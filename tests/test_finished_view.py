@@ -1,0 +1,128 @@
+"""What a finished game's views add from the rankings: every results row's rating change (the
+same for every viewer) and, in a seat's own view, the achievements the game earned it first.
+Both are in the broadcast that announces the end and in every view read later."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from games import broadcast, selectors, services
+from games.models import Game
+from rankings.models import EarnedAchievement, RatingChange
+from rankings.services import display
+from tests.test_road300_site import play_out
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list[tuple[str, dict]]:
+    """Every message the broadcasts send, as (group, message)."""
+    messages: list[tuple[str, dict]] = []
+    monkeypatch.setattr(broadcast, "_send_all", messages.extend)
+    return messages
+
+
+def started(players, bots: int = 0) -> Game:
+    game = services.game_create(
+        user=players[0], name="Rheinufer", max_players=len(players) + bots, bots=bots
+    )
+    for user in players[1:]:
+        services.game_join(game_id=game.pk, user=user)
+    return services.game_start(game_id=game.pk, user=players[0])
+
+
+def end_views(sent: list[tuple[str, dict]], game: Game) -> dict[str, dict]:
+    """The views in the broadcast of the game's end, by group."""
+    return {
+        group: message["state"]
+        for group, message in sent
+        if message.get("type") == "game.update" and message["state"]["status"] == "FINISHED"
+        if message["state"]["game_id"] == game.pk
+    }
+
+
+def test_the_end_of_a_rated_game_tells_everyone_each_players_rating_change(
+    people, sent, django_capture_on_commit_callbacks
+):
+    alice, bob, charlie = people[:3]
+    game = started([alice, bob])
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_end_now(game_id=game.pk)
+    changes = {row.user_id: display(row.delta) for row in RatingChange.objects.filter(game=game)}
+    assert set(changes) == {alice.pk, bob.pk}
+
+    views = end_views(sent, game)
+    assert set(views) == {
+        broadcast.seat_group(game.pk, alice.pk),
+        broadcast.seat_group(game.pk, bob.pk),
+        broadcast.public_group(game.pk),
+    }
+    for view in views.values():
+        assert {row["player"]: row["rating_change"] for row in view["results"]} == changes
+
+    # Read again later: the page, the REST view, a spectator's.
+    game.refresh_from_db()
+    for viewer in (alice.pk, charlie.pk, None):
+        rows = selectors.game_view(game, viewer)["results"]
+        assert {row["player"]: row["rating_change"] for row in rows} == changes
+    client = APIClient()
+    client.force_authenticate(charlie)
+    rows = client.get(f"/api/games/{game.pk}/").json()["results"]
+    assert {row["player"]: row["rating_change"] for row in rows} == changes
+
+
+def test_the_end_broadcast_reads_the_rankings_once_for_all_its_views(people, sent):
+    alice, bob, charlie = people[:3]
+    game = started([alice, bob, charlie])
+    services.game_end_now(game_id=game.pk)
+    game.refresh_from_db()
+    seats = selectors.seats_with_presence(game.pk)
+    with CaptureQueriesContext(connection) as queries:
+        broadcast.game_changed(game, None, [], seats)
+    assert len(end_views(sent, game)) == 4
+    assert len(queries.captured_queries) == 2  # the rating changes, the achievements
+
+
+def test_a_game_not_rated_has_no_rating_change_in_its_rows(people, monkeypatch):
+    game = started(people[:2])
+    monkeypatch.setattr("rankings.services.rate_game", lambda **kwargs: [])
+    services.game_end_now(game_id=game.pk)
+    game.refresh_from_db()
+    rows = selectors.game_view(game, people[0].pk)["results"]
+    assert [row["rating_change"] for row in rows] == [None, None]
+
+
+def test_a_seat_sees_the_achievements_its_game_earned_it_first(
+    people, sent, django_capture_on_commit_callbacks
+):
+    alice, bob = people[:2]
+    daily = services.game_create(user=alice, name="Daily", kind="road300", options={"daily": True})
+    with django_capture_on_commit_callbacks(execute=True):
+        daily = play_out(daily, alice)
+    earned = list(EarnedAchievement.objects.filter(game=daily).values_list("key", flat=True))
+    assert "daily" in earned
+
+    views = end_views(sent, daily)
+    mine = views[broadcast.seat_group(daily.pk, alice.pk)]
+    assert sorted(mine["you"]["new_achievements"]) == sorted(earned)
+    assert "you" not in views[broadcast.public_group(daily.pk)]
+    assert [row["rating_change"] for row in mine["results"]] == [None]  # ranked by scores
+    assert "new_achievements" not in selectors.game_view(daily, bob.pk).get("you", {})
+    assert sorted(selectors.game_view(daily, alice.pk)["you"]["new_achievements"]) == sorted(earned)
+
+    # The next daily game earns "daily" no more: it was earned before.
+    again = services.game_create(user=alice, name="Again", kind="road300", options={"daily": True})
+    again = play_out(again, alice)
+    assert "daily" not in selectors.game_view(again, alice.pk)["you"]["new_achievements"]
+
+
+def test_a_game_still_being_played_reads_nothing_of_the_rankings(people):
+    game = started(people[:2])
+    game.refresh_from_db()
+    assert selectors.finished_extras(game) is None
+    view = selectors.game_view(game, people[0].pk)
+    assert "new_achievements" not in view["you"] and "results" not in view
