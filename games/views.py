@@ -109,6 +109,13 @@ def ui_strings() -> dict:
         "road": _("{a}–{b}: {color}, length {length}, worth {points}"),
         "road_built": _("{a}–{b}: built by {name}"),
         "road_buildable": _("Build {a}–{b}: {color}, length {length}, worth {points}"),
+        "road_tip_cost": _("{length} × {color}"),  # noqa: RUF001 (a multiplication sign)
+        "road_tip_cost_any": _("{length} cards of one colour"),
+        "road_tip_point": _("1 point"),
+        "road_tip_built": _("Built by {name}."),
+        "road_tip_build": _("Click or press Enter to build it."),
+        "road_closed": _("Closed: {name} built the other road of this double (R6.4)."),
+        "road_double_open": _("Still open: {name} built the other road of this double."),
         "rhine": _("Rhine"),
         "pay_title": _("Build {a}–{b}"),
         "pay_summary": _("Length {length}, worth {points}. Choose how to pay:"),
@@ -173,6 +180,8 @@ def ui_strings() -> dict:
         "results_missed": _("Destinations missed"),
         "results_longest_path": _("Longest path"),
         "results_total": _("Total"),
+        "results_rating": _("Rating"),
+        "results_rating_title": _("How this game changed the player's rating"),
         "results_bonus": _("bonus +10"),
         "results_tie": _("tie"),
         "results_shared_place": _("shared"),
@@ -184,6 +193,9 @@ def ui_strings() -> dict:
         "results_hand_of": _("Cards left: {cards}"),
         "reached": _("reached"),
         "missed": _("missed"),
+        "turn_title": _("▶ Your turn · {title}"),
+        "achievement_earned": _("earned"),
+        "achievement_new": pgettext("an achievement earned in this game", "new"),
     }
 
 

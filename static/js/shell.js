@@ -3,7 +3,8 @@
 // The shell draws the status line, the banners (connection lost, called off), notices, the
 // turn line and the turn timer, the waiting room's seats with its start and join buttons, the
 // panels for a seat the computer plays, the vote to end and leaving, the activity feed, the
-// chat, and the end screen with the score sheet's shared columns (place, player, total). The
+// chat, and the end screen with the score sheet's shared columns (place, player, total, the
+// rating change of a rated game) and the achievements the game earned the viewer. The
 // protocol is static/js/client.js. The kind's table is an ES module under static/js/<kind>/
 // whose static URL the page names in `data-table-script` on #game; the shell import()s it.
 // Its markup is the kind's table template (templates/games/<kind>/table.html), included by
@@ -18,7 +19,8 @@
 //     userId   the viewer's user id (a number)
 //     send     send(move): sends one entry of state.legal as a move; the client adds `ref`
 //              and `expect_seq`, waits for its answer (busy) and sends a move refused as
-//              stale again when still allowed. Nothing is sent while another move is busy.
+//              stale again when still allowed. Nothing is sent while another move is busy
+//              or the socket is closed: send then returns false.
 //     data     the table's own data: {elementId: JSON} of each json_script block that the
 //              table template's "data" part renders (Rat um Rad: {"map-data": map})
 //
@@ -43,11 +45,16 @@
 //
 //   The shell renders first the shared parts, then table.render(state, view), then the end
 //   screen's score sheet (so resultColumns sees the state render got).
+//
+// The turn line's `mine` also drives the turn signal (game/turn-signal.js): the page title's
+// "▶ Your turn" prefix and a beep when the move becomes the viewer's (sound toggle in the head).
 import { createClient } from "./client.js";
 import { cookie, format, openModal } from "./game/dom.js";
 import { Chat, Feed } from "./game/feed.js";
+import { renderNewAchievements } from "./game/achievements.js";
 import { renderResults } from "./game/results.js";
 import { inPlay, legalOf } from "./game/state.js";
+import { TurnSignal } from "./game/turn-signal.js";
 import { renderWaiting } from "./game/waiting.js";
 
 const NOTICE_MS = 10000;
@@ -63,6 +70,7 @@ const userId = Number(root.dataset.userId);
 
 let confirmAction = null;
 let noticeTimer = null;
+const turnSignal = new TurnSignal({ button: $("sound-toggle"), titleTemplate: T.turn_title });
 
 // The table's data: each json_script block of its template's "data" part, by element id.
 function tableData() {
@@ -166,9 +174,11 @@ function renderTurnLine(state) {
   const line = $("turn-line");
   const answer = turnLine(state) || "";
   const text = typeof answer === "string" ? answer : answer.text || "";
-  line.classList.toggle("mine", typeof answer !== "string" && Boolean(answer.mine));
+  const mine = typeof answer !== "string" && Boolean(answer.mine);
+  line.classList.toggle("mine", mine);
   if (line.textContent !== text) line.textContent = text;
   line.hidden = !text;
+  turnSignal.update(mine && Boolean(text), Boolean(state.you));
 }
 
 function renderDeadline() {
@@ -217,6 +227,7 @@ function renderEnd(state) {
   const finished = state.status === "FINISHED" && Array.isArray(state.results);
   $("results").hidden = !finished;
   if (!finished) return;
+  renderNewAchievements($("achievements-panel"), state, T);
   renderResults(
     {
       reason: $("results-reason"),

@@ -1,5 +1,5 @@
 // The Basel board as SVG: the Rhine, the places, every road as its wheel spaces.
-import { format, svg } from "../game/dom.js";
+import { format, h, svg } from "../game/dom.js";
 
 const MARGIN = 8; // map units around everything drawn
 const PLACE_RADIUS = 5.5;
@@ -7,6 +7,21 @@ const PLACE_GAP = 8; // free map units between a place and the first wheel space
 const WHEEL_HEIGHT = 9;
 const WHEEL_GAP = 2.4; // between two wheel spaces of one road
 const DOUBLE_OFFSET = WHEEL_HEIGHT / 2 + 1.2; // each road of a double, off the centre line
+// The pointer picks the road whose wheels run nearest to it, within this many map units (and
+// at least HIT_PIXELS on the screen): each road is easy to hit along its whole length, and a
+// road is never hidden behind its neighbour where two run close (a double, or at a place).
+const HIT_UNITS = 12;
+const HIT_PIXELS = 14;
+export const LAST_MOVE_MS = 6000; // how long the last move stays marked
+const READING_BAND = 60; // map units: roads whose middles lie this close count as one row for Tab
+// Built wheels carry their owner's pattern too, for players who cannot tell the colours apart.
+const PLAYER_PATTERNS = {
+  red: [["path", { d: "M-1,1 l2,-2 M0,6 l6,-6 M5,7 l2,-2", "stroke-width": 1.3 }]],
+  blue: [["circle", { cx: 3, cy: 3, r: 1.2 }]],
+  green: [["path", { d: "M0,3 h6", "stroke-width": 1.3 }]],
+  yellow: [["path", { d: "M0,0 l6,6 M6,0 l-6,6", "stroke-width": 0.9 }]],
+  black: [["path", { d: "M3,0 v6", "stroke-width": 1.3 }]],
+};
 const LABEL_DISTANCE = 9;
 const LABEL_HEIGHT = 13;
 const DIRECTIONS = [0, 45, 90, 135, 180, 225, 270, 315].map((degrees) => {
@@ -56,14 +71,27 @@ function crosses(rect, x1, y1, x2, y2) {
   return true;
 }
 
+// The distance from (x, y) to the segment [x1, y1, x2, y2].
+function toSegment(x, y, [x1, y1, x2, y2]) {
+  const dx = x2 - x1;
+  const dy = y2 - y1;
+  const t = Math.max(0, Math.min(1, ((x - x1) * dx + (y - y1) * dy) / (dx * dx + dy * dy || 1)));
+  return Math.hypot(x - (x1 + t * dx), y - (y1 + t * dy));
+}
+
 export class BoardView {
-  constructor(root, map, strings, onActivate) {
+  // tip: an element inside the map's positioned frame for the card of the road under the
+  // pointer or focus (hidden when none is).
+  constructor(root, map, strings, onActivate, tip = null) {
     this.root = root;
+    this.tip = tip;
+    this.tipRoad = null;
+    this.flashTimer = null;
     this.map = map;
     this.T = strings;
     this.onActivate = onActivate;
     this.places = new Map(map.locations.map((place) => [place.id, place]));
-    this.roads = new Map(); // road id -> {road, group, wheels, title}
+    this.roads = new Map(); // road id -> {road, group, wheels, center, segment, tip}
     this.placeNodes = new Map(); // place id -> {ring, label}
     this.buildable = new Set();
     this.draw();
@@ -92,13 +120,86 @@ export class BoardView {
         height: round(height),
       }),
     );
+    this.drawPatterns();
     this.drawRhine();
     this.roadLayer = svg("g", { class: "roads" });
     this.lineLayer = svg("g", { class: "destination-lines", "aria-hidden": "true" });
     this.placeLayer = svg("g", { class: "places" });
-    this.root.append(this.roadLayer, this.lineLayer, this.placeLayer);
+    this.calloutLayer = svg("g", { class: "callouts", "aria-hidden": "true" });
+    this.root.append(this.roadLayer, this.lineLayer, this.placeLayer, this.calloutLayer);
     for (const road of this.map.roads) this.drawRoad(road);
+    this.orderRoads();
     this.drawPlaces();
+    this.hovered = null;
+    this.root.addEventListener("pointermove", (event) => this.hover(this.roadAt(event)));
+    this.root.addEventListener("pointerleave", () => this.hover(null));
+    this.root.addEventListener("click", (event) => {
+      const roadId = this.roadAt(event);
+      this.hover(roadId);
+      if (roadId !== null && this.buildable.has(roadId)) this.onActivate(roadId);
+    });
+  }
+
+  // Tab walks the roads in reading order: by bands from the top of the map, each from the left.
+  orderRoads() {
+    // A road's middle between its two places: both roads of a double share it.
+    const middle = ({ road }) => {
+      const a = this.places.get(road.a);
+      const b = this.places.get(road.b);
+      return [(a.x + b.x) / 2, (a.y + b.y) / 2];
+    };
+    const key = (entry) => {
+      const [x, y] = middle(entry);
+      return [Math.floor(y / READING_BAND), x, entry.road.id];
+    };
+    const sorted = [...this.roads.values()]
+      .map((entry) => [key(entry), entry])
+      .sort(([p], [q]) => p[0] - q[0] || p[1] - q[1] || p[2] - q[2])
+      .map(([, entry]) => entry);
+    for (const entry of sorted) this.roadLayer.append(entry.group);
+  }
+
+  // The road nearest to a pointer event, or null when none runs close enough.
+  roadAt(event) {
+    const matrix = this.root.getScreenCTM();
+    if (!matrix) return null;
+    const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(matrix.inverse());
+    const scale = Math.hypot(matrix.a, matrix.b) || 1;
+    let best = null;
+    let bestDistance = Math.max(HIT_UNITS, HIT_PIXELS / scale);
+    for (const [id, { segment }] of this.roads) {
+      const distance = toSegment(point.x, point.y, segment);
+      if (distance < bestDistance) {
+        best = id;
+        bestDistance = distance;
+      }
+    }
+    return best;
+  }
+
+  hover(roadId) {
+    if (roadId === this.hovered) return;
+    if (this.hovered !== null) {
+      this.roads.get(this.hovered).group.classList.remove("hover");
+      this.hideTip(this.hovered);
+    }
+    this.hovered = roadId;
+    this.root.classList.toggle("pointing", roadId !== null && this.buildable.has(roadId));
+    if (roadId !== null) {
+      this.roads.get(roadId).group.classList.add("hover");
+      this.showTip(roadId);
+    }
+  }
+
+  drawPatterns() {
+    const patterns = Object.entries(PLAYER_PATTERNS).map(([color, shapes]) =>
+      svg(
+        "pattern",
+        { id: `mark-${color}`, width: 6, height: 6, patternUnits: "userSpaceOnUse" },
+        shapes.map(([tag, attrs]) => svg(tag, { class: `mark-shape mark-${color}`, ...attrs })),
+      ),
+    );
+    this.root.append(svg("defs", {}, patterns));
   }
 
   drawRhine() {
@@ -160,20 +261,14 @@ export class BoardView {
     const wheelWidth = Math.max(step - WHEEL_GAP, 3);
     const angle = upright((Math.atan2(dy, dx) * 180) / Math.PI);
 
-    const title = svg("title");
-    const group = svg("g", { class: "road", "data-road": road.id }, title);
+    const group = svg("g", { class: "road", "data-road": road.id });
     const point = (t) => [a.x + ux * t + ox, a.y + uy * t + oy];
-    const [x1, y1] = point(PLACE_GAP - 1);
-    const [x2, y2] = point(length - PLACE_GAP + 1);
-    group.append(
-      svg("line", {
-        class: "road-halo",
-        x1: round(x1),
-        y1: round(y1),
-        x2: round(x2),
-        y2: round(y2),
-      }),
-    );
+    const line = (cls, start, end) => {
+      const [x1, y1] = point(start);
+      const [x2, y2] = point(end);
+      return svg("line", { class: cls, x1: round(x1), y1: round(y1), x2: round(x2), y2: round(y2) });
+    };
+    group.append(line("road-halo", PLACE_GAP - 1, length - PLACE_GAP + 1));
     const wheels = [];
     for (let i = 0; i < road.length; i += 1) {
       const [cx, cy] = point(PLACE_GAP + step * (i + 0.5));
@@ -193,22 +288,37 @@ export class BoardView {
           height: WHEEL_HEIGHT,
           rx: 1.6,
         }),
-        letter,
       );
-      wheels.push({ wheel, letter });
+      const mark = svg("rect", {
+        class: "wheel-mark",
+        x: round(-wheelWidth / 2),
+        y: -WHEEL_HEIGHT / 2,
+        width: round(wheelWidth),
+        height: WHEEL_HEIGHT,
+        rx: 1.6,
+      });
+      wheel.append(mark, letter);
+      wheels.push({ wheel, letter, mark });
       group.append(wheel);
     }
-    group.addEventListener("click", () => {
-      if (this.buildable.has(road.id)) this.onActivate(road.id);
-    });
+    // Crosses out the road of a double that can no longer be built (R6.4).
+    const strike = road.double_of !== null && road.double_of !== undefined;
+    if (strike) group.append(line("road-strike", PLACE_GAP + 2, length - PLACE_GAP - 2));
+    const [cx, cy] = point(length / 2);
+    const center = { x: cx, y: cy };
+    const [sx1, sy1] = point(PLACE_GAP);
+    const [sx2, sy2] = point(length - PLACE_GAP);
+    const segment = [sx1, sy1, sx2, sy2];
     group.addEventListener("keydown", (event) => {
       if ((event.key === "Enter" || event.key === " ") && this.buildable.has(road.id)) {
         event.preventDefault();
         this.onActivate(road.id);
       }
     });
+    group.addEventListener("focus", () => this.showTip(road.id));
+    group.addEventListener("blur", () => this.hideTip(road.id));
     this.roadLayer.append(group);
-    this.roads.set(road.id, { road, group, wheels, title });
+    this.roads.set(road.id, { road, group, wheels, center, segment, tip: null });
   }
 
   // Each label goes where it hides the least: not over other labels, places or roads. The
@@ -304,34 +414,57 @@ export class BoardView {
     }
   }
 
-  // owners: Map road id -> player row; buildable: Set of road ids.
-  update(owners, buildable) {
+  // owners: Map road id -> player row; buildable: Set of road ids; players: how many sit at
+  // the table (R6.4 closes the other road of a double at 2 or 3).
+  update(owners, buildable, players) {
     this.buildable = buildable;
     const T = this.T;
-    for (const { road, group, wheels, title } of this.roads.values()) {
+    for (const entry of this.roads.values()) {
+      const { road, group, wheels } = entry;
       const owner = owners.get(road.id);
       const color = owner ? owner.color : road.color;
       const letter = T.letters[color] || "";
-      for (const { wheel, letter: text } of wheels) {
+      for (const { wheel, letter: text, mark } of wheels) {
         wheel.setAttribute("class", `wheel c-${color}${owner ? " built" : ""}`);
         text.textContent = letter;
+        if (owner && PLAYER_PATTERNS[owner.color]) mark.setAttribute("fill", `url(#mark-${owner.color})`);
+        else mark.removeAttribute("fill");
       }
+      const other = road.double_of === null || road.double_of === undefined ? null : owners.get(road.double_of);
+      const closed = !owner && Boolean(other) && players <= 3;
       const values = {
         a: this.places.get(road.a).name,
         b: this.places.get(road.b).name,
         length: road.length,
         color: T.colors[road.color] || road.color,
         points: road.points,
-        name: owner ? owner.name : "",
+        name: owner ? owner.name : other ? other.name : "",
       };
       const canBuild = buildable.has(road.id);
       let label;
-      if (owner) label = format(T.road_built, values);
-      else if (canBuild) label = format(T.road_buildable, values);
-      else label = format(T.road, values);
-      title.textContent = label;
+      let status;
+      if (owner) {
+        label = format(T.road_built, values);
+        status = format(T.road_tip_built, values);
+      } else {
+        label = format(canBuild ? T.road_buildable : T.road, values);
+        if (closed) status = format(T.road_closed, values);
+        else if (other) status = format(T.road_double_open, values);
+        else status = "";
+        if (canBuild) status = [status, T.road_tip_build].filter(Boolean).join(" ");
+      }
+      if (status && !owner) label = `${label}. ${status}`;
+      entry.tip = {
+        title: format(T.card, values),
+        cost: owner ? "" : format(road.color === "grey" ? T.road_tip_cost_any : T.road_tip_cost, values),
+        color: owner ? null : road.color,
+        points: road.points === 1 ? T.road_tip_point : format(T.card_points, values),
+        status,
+      };
       group.classList.toggle("buildable", canBuild);
       group.classList.toggle("built", Boolean(owner));
+      group.classList.toggle("closed", closed);
+      group.classList.toggle("double-open", !owner && Boolean(other) && !closed);
       if (canBuild) {
         group.setAttribute("tabindex", "0");
         group.setAttribute("role", "button");
@@ -342,6 +475,72 @@ export class BoardView {
         group.removeAttribute("aria-label");
       }
     }
+    this.root.classList.toggle("pointing", this.hovered !== null && buildable.has(this.hovered));
+    if (this.tipRoad !== null && this.tipRoad !== undefined) this.showTip(this.tipRoad);
+  }
+
+  // The card under the pointer or focus: the road, what it costs, what it is worth, its state.
+  showTip(roadId) {
+    const entry = this.roads.get(roadId);
+    const tip = this.tip;
+    if (!entry || !entry.tip || !tip) return;
+    this.tipRoad = roadId;
+    const { title, cost, color, points, status } = entry.tip;
+    tip.replaceChildren(
+      h("strong", { class: "road-tip-title", text: title }),
+      cost
+        ? h(
+            "span",
+            { class: "road-tip-cost" },
+            h("span", { class: `chip c-${color}`, "aria-hidden": "true", text: this.T.letters[color] || "" }),
+            ` ${cost}`,
+          )
+        : null,
+      h("span", { class: "road-tip-points", text: points }),
+      status ? h("span", { class: "road-tip-status", text: status }) : null,
+    );
+    tip.hidden = false;
+    // Above the road's middle, kept inside the map's frame.
+    const frame = tip.offsetParent ? tip.offsetParent.getBoundingClientRect() : { left: 0, top: 0, width: 0 };
+    const box = entry.group.getBoundingClientRect();
+    const width = tip.offsetWidth;
+    let left = box.left + box.width / 2 - frame.left - width / 2;
+    left = Math.max(4, Math.min(left, frame.width - width - 4));
+    let top = box.top - frame.top - tip.offsetHeight - 6;
+    if (top < 4) top = box.bottom - frame.top + 6;
+    tip.style.left = `${Math.round(left)}px`;
+    tip.style.top = `${Math.round(top)}px`;
+  }
+
+  hideTip(roadId) {
+    if (this.tipRoad !== roadId || !this.tip) return;
+    this.tipRoad = null;
+    this.tip.hidden = true;
+  }
+
+  // The last move, for a few seconds: the road ringed, and who built it written beside it.
+  flashRoad(roadId, name) {
+    const entry = this.roads.get(roadId);
+    if (!entry) return;
+    window.clearTimeout(this.flashTimer);
+    this.clearFlash();
+    entry.group.classList.add("last-move");
+    const { x, y } = entry.center;
+    const width = Math.max(24, name.length * 6.5 + 10);
+    this.calloutLayer.append(
+      svg(
+        "g",
+        { class: "callout", transform: `translate(${round(x)} ${round(y - 16)})` },
+        svg("rect", { x: round(-width / 2), y: -8, width: round(width), height: 16, rx: 4 }),
+        svg("text", { "text-anchor": "middle", "dominant-baseline": "central", text: name }),
+      ),
+    );
+    this.flashTimer = window.setTimeout(() => this.clearFlash(), LAST_MOVE_MS);
+  }
+
+  clearFlash() {
+    for (const { group } of this.roads.values()) group.classList.remove("last-move");
+    this.calloutLayer.replaceChildren();
   }
 
   focusRoad(roadId) {

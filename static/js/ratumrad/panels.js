@@ -138,6 +138,15 @@ export function cardText(T, card, placeName) {
   return format(T.card, { a: placeName(card.a), b: placeName(card.b) });
 }
 
+// A destination card's face: its places, its points and, for a long card, the badge.
+export function cardFace(T, card, placeName) {
+  return [
+    h("span", { class: "destination-places", text: cardText(T, card, placeName) }),
+    h("span", { class: "destination-points", text: format(T.card_points, { points: card.points }) }),
+    card.long ? badge("long", T.card_long) : null,
+  ];
+}
+
 // Your destination cards; focus or hover shows a card on the map, a click pins it.
 export function renderDestinations(list, state, T, placeName, pinned, onPreview, onPin) {
   const cards = (state.you && state.you.destinations) || [];
@@ -154,9 +163,7 @@ export function renderDestinations(list, state, T, placeName, pinned, onPreview,
         "aria-pressed": pinned.has(card.id) ? "true" : "false",
       },
       h("span", { class: "tick", "aria-hidden": "true", text: card.complete ? "✓" : "" }),
-      h("span", { class: "destination-places", text: cardText(T, card, placeName) }),
-      h("span", { class: "destination-points", text: format(T.card_points, { points: card.points }) }),
-      card.long ? badge("long", T.card_long) : null,
+      cardFace(T, card, placeName),
       h("span", { class: card.complete ? "destination-state" : "visually-hidden", text: card.complete ? T.complete : T.not_complete }),
     );
     const preview = () => onPreview(card);

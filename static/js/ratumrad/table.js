@@ -5,9 +5,9 @@
 // calls createTable once and render(state, view) on every change.
 import { format, h, openModal } from "../game/dom.js";
 import { inPlay, legalOf } from "../game/state.js";
-import { BoardView } from "./board.js";
+import { BoardView, LAST_MOVE_MS } from "./board.js";
 import {
-  cardText,
+  cardFace,
   chip,
   renderDestinations,
   renderDraw,
@@ -38,7 +38,7 @@ export function createTable({ strings: T, userId, send, data }) {
   let shownPaths = null; // players whose longest path is drawn (end screen)
   const pathToggles = new Map(); // player id -> their "show on the map" button
 
-  const board = new BoardView($("board"), map, T, openPayment);
+  const board = new BoardView($("board"), map, T, openPayment, $("road-tip"));
 
   // ---------------------------------------------------------------- rendering
 
@@ -49,6 +49,7 @@ export function createTable({ strings: T, userId, send, data }) {
   }
 
   function draw() {
+    noteFocus();
     const status = state.status;
     const seated = Boolean(state.you);
     renderFinalRound();
@@ -77,6 +78,7 @@ export function createTable({ strings: T, userId, send, data }) {
     renderChoice();
     renderBoard();
     renderEnd();
+    restoreFocus();
     if (payRoad !== null && !legalOf(state, "BUILD_ROAD").some((m) => m.road === payRoad)) {
       $("pay-dialog").close();
     }
@@ -116,7 +118,7 @@ export function createTable({ strings: T, userId, send, data }) {
     const players = new Map(state.players.map((player) => [player.id, player]));
     for (const built of state.roads || []) owners.set(built.road, players.get(built.owner) || { color: "grey", name: "" });
     const buildable = new Set(busy ? [] : legalOf(state, "BUILD_ROAD").map((move) => move.road));
-    board.update(owners, buildable);
+    board.update(owners, buildable, state.players.length);
     updateHighlights();
   }
 
@@ -138,6 +140,51 @@ export function createTable({ strings: T, userId, send, data }) {
     if (pinned.has(cardId)) pinned.delete(cardId);
     else pinned.add(cardId);
     draw();
+  }
+
+  // ---------------------------------------------------------------- the keyboard's place
+
+  // The display and the destination cards are drawn anew on every change, and a move on its
+  // way disables the buttons: either would drop the focus (to the page's top, for Tab). It
+  // comes back to the same place (a face-up slot, else the deck) once that can be used again.
+  let focusKey = null; // "deck-button", "draw-destinations", "face-up:<slot>", "destinations:<n>"
+
+  function focusedKey() {
+    const node = document.activeElement;
+    if (!node || !node.isConnected) return null;
+    if (node.id === "deck-button" || node.id === "draw-destinations") return node.id;
+    for (const list of ["face-up", "destinations"]) {
+      const index = [...$(list).querySelectorAll("button")].indexOf(node);
+      if (index >= 0) return `${list}:${index}`;
+    }
+    return null;
+  }
+
+  function noteFocus() {
+    const key = focusedKey();
+    const active = document.activeElement;
+    if (key) focusKey = key;
+    else if (active && active !== document.body && active.isConnected) focusKey = null; // elsewhere
+  }
+
+  function restoreFocus() {
+    if (!focusKey) return;
+    const active = document.activeElement;
+    if (focusedKey() === focusKey && !active.disabled) return;
+    if (active && active !== document.body && active.isConnected && !focusedKey()) {
+      focusKey = null; // a dialog or the player took it elsewhere
+      return;
+    }
+    const [list, index] = focusKey.split(":");
+    const wanted = index === undefined ? $(list) : $(list).querySelectorAll("button")[Number(index)];
+    const candidates = list === "face-up" ? [wanted, $("deck-button")] : [wanted];
+    for (const node of candidates) {
+      if (node && !node.disabled && node.getClientRects().length) {
+        node.focus();
+        return;
+      }
+    }
+    if (!busy) focusKey = null;
   }
 
   // ---------------------------------------------------------------- the end screen
@@ -226,8 +273,7 @@ export function createTable({ strings: T, userId, send, data }) {
     $("pay-form").onsubmit = (event) => {
       event.preventDefault();
       const chosen = $("pay-form").querySelector("input[name=payment]:checked");
-      $("pay-dialog").close();
-      if (chosen) send(moves[Number(chosen.value)]);
+      if (!chosen || send(moves[Number(chosen.value)])) $("pay-dialog").close();
     };
     openModal($("pay-dialog"));
   }
@@ -283,9 +329,7 @@ export function createTable({ strings: T, userId, send, data }) {
         "label",
         { class: "choice" },
         input,
-        h("span", { class: "destination-places", text: cardText(T, card, placeName) }),
-        h("span", { class: "destination-points", text: format(T.card_points, { points: card.points }) }),
-        card.long ? h("span", { class: "badge badge-long", text: T.card_long }) : null,
+        cardFace(T, card, placeName),
       );
       const show = () => previewCard(card);
       const hide = () => previewCard(null);
@@ -296,6 +340,7 @@ export function createTable({ strings: T, userId, send, data }) {
       return label;
     });
     $("keep-options").replaceChildren(...options);
+    dialogCards = [...pending, ...renderHeldLong(preparation)];
     $("keep-form").onsubmit = (event) => {
       event.preventDefault();
       const kept = [...$("keep-form").querySelectorAll("input[name=keep]:checked")].map((input) => Number(input.value));
@@ -308,12 +353,41 @@ export function createTable({ strings: T, userId, send, data }) {
         $("keep-error").hidden = false;
         return;
       }
-      $("keep-dialog").close();
-      send(move);
+      // Offline (or a move still on its way): the choice stays open, the banner says why.
+      if (send(move)) $("keep-dialog").close();
     };
     openModal($("keep-dialog"));
+    keepMapInSight($("keep-dialog"));
     $("reopen-choice").hidden = true;
     updateHighlights();
+  }
+
+  // In the preparation the long card is already yours (R2.3): the dialog shows it beside the
+  // short ones to choose from, and its places light up on the map with theirs.
+  function renderHeldLong(preparation) {
+    const mine = (state.you && state.you.destinations) || [];
+    const held = preparation ? mine.filter((card) => card.long) : [];
+    const rows = held.map((card) =>
+      h(
+        "li",
+        { class: "choice keep-held-card" },
+        cardFace(T, card, placeName),
+      ),
+    );
+    $("keep-held-list").replaceChildren(...rows);
+    $("keep-held").hidden = !held.length;
+    return held;
+  }
+
+  // On a narrow screen the dialog is a sheet over the lower part of the page: the page
+  // scrolls so that the map's top shows above it (the cards' places light up there).
+  function keepMapInSight(dialog) {
+    const map = $("board-scroll").getBoundingClientRect();
+    const sheet = dialog.getBoundingClientRect();
+    const middle = map.left + map.width / 2;
+    if (middle < sheet.left || middle > sheet.right) return; // beside the map
+    if (map.top >= 0 && map.top + 96 <= sheet.top) return;
+    window.scrollBy({ top: map.top - 8, behavior: "instant" });
   }
 
   $("keep-dialog").addEventListener("close", () => {
@@ -323,6 +397,26 @@ export function createTable({ strings: T, userId, send, data }) {
     updateHighlights();
   });
   $("reopen-choice").addEventListener("click", openChoice);
+
+  // ---------------------------------------------------------------- the last move
+
+  // Who did what, for a few seconds: a caption over the map, and the road ringed on it.
+  let captionTimer = null;
+
+  function onEvent(event) {
+    if (!event.text || !("player" in event) || !state || !inPlay(state)) return;
+    const caption = $("last-move");
+    caption.textContent = event.text;
+    caption.hidden = false;
+    window.clearTimeout(captionTimer);
+    captionTimer = window.setTimeout(() => {
+      caption.hidden = true;
+    }, LAST_MOVE_MS);
+    if (event.kind === "built_road") {
+      const player = state.players.find((entry) => entry.id === event.player);
+      board.flashRoad(event.road, player ? player.name : "");
+    }
+  }
 
   // ---------------------------------------------------------------- map size
 
@@ -338,10 +432,16 @@ export function createTable({ strings: T, userId, send, data }) {
 
   $("zoom-in").addEventListener("click", () => setZoom(zoom + 1));
   $("zoom-out").addEventListener("click", () => setZoom(zoom - 1));
+  // The whole map at once, in view: every place without scrolling.
+  $("zoom-fit").addEventListener("click", () => {
+    setZoom(0);
+    $("board-scroll").scrollIntoView({ block: "nearest" });
+  });
   setZoom(0);
 
   return {
     render,
+    onEvent,
     turnText,
     resultColumns: columns,
     // A choice refused as stale is sent again only on an unchanged display.

@@ -1,0 +1,349 @@
+"""The Basel map in a real browser: every road easy to hit along its whole length, what a road
+costs on hover and focus, the whole map in view at any size, the last move shown for a few
+seconds, built roads told apart by more than colour, and a double road's other half."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.helpers import call, game_against_a_bot, hand_size, wait_for_hand_size
+
+MINE = re.compile(r"\bmine\b")
+
+
+def open_game(page: Page, *, keep: bool = True) -> int:
+    game_id = game_against_a_bot(page, start=True)
+    page.goto(f"/games/{game_id}/")
+    dialog = page.locator("#keep-dialog")
+    expect(dialog).to_be_visible()
+    if keep:
+        dialog.locator("#keep-confirm").click()
+    else:
+        dialog.locator(".dialog-cancel").click()
+    expect(dialog).to_be_hidden()
+    return game_id
+
+
+def draw_until_a_road_glows(page: Page, turns: int = 8) -> None:
+    for _ in range(turns):
+        expect(page.locator("#turn-line")).to_have_class(MINE, timeout=15_000)
+        if page.locator("#board g.road.buildable").count():
+            return
+        for _ in range(2):
+            before = hand_size(page)
+            deck = page.locator("#deck-button")
+            expect(deck).to_be_enabled()
+            deck.click()
+            wait_for_hand_size(page, before + 1)
+    pytest.fail("no road could be built after drawing for several turns")
+
+
+# Points on the map where the pointer must find one road: along each road's wheels (a double's
+# own half) from 10% to 90% of their run, and beside the wheels where no other road runs
+# near. In screen coordinates, with the road each should find.
+PROBES = """() => {
+    const board = document.getElementById("board");
+    const matrix = board.getScreenCTM();
+    const screen = (x, y) => {
+        const s = new DOMPoint(x, y).matrixTransform(matrix);
+        return [s.x, s.y];
+    };
+    const map = JSON.parse(document.getElementById("map-data").textContent);
+    const places = new Map(map.locations.map((place) => [place.id, place]));
+    const GAP = 8, DOUBLE = 5.7;
+    const lines = map.roads.map((road) => {
+        const a = places.get(road.a), b = places.get(road.b);
+        const length = Math.hypot(b.x - a.x, b.y - a.y);
+        const ux = (b.x - a.x) / length, uy = (b.y - a.y) / length;
+        const double = road.double_of !== null && road.double_of !== undefined;
+        const off = double ? (road.id < road.double_of ? -DOUBLE : DOUBLE) : 0;
+        const at = (t, side) => [
+            a.x + ux * t - uy * (off + side), a.y + uy * t + ux * (off + side)];
+        return {road, length, at};
+    });
+    const distance = (x, y, line) => {
+        const [x1, y1] = line.at(GAP, 0), [x2, y2] = line.at(line.length - GAP, 0);
+        const dx = x2 - x1, dy = y2 - y1;
+        const t = Math.max(0, Math.min(1, ((x - x1) * dx + (y - y1) * dy) / (dx * dx + dy * dy)));
+        return Math.hypot(x - x1 - t * dx, y - y1 - t * dy);
+    };
+    const probes = [];
+    for (const line of lines) {
+        for (const share of [0.1, 0.3, 0.5, 0.7, 0.9]) {
+            const t = GAP + (line.length - 2 * GAP) * share;
+            for (const side of [0, 7, -7]) {
+                const [x, y] = line.at(t, side);
+                const near = (other) => other !== line && distance(x, y, other) < 14;
+                if (side && lines.some(near)) continue;
+                const [sx, sy] = screen(x, y);
+                probes.push({road: line.road.id, x: sx, y: sy, side});
+            }
+        }
+    }
+    return probes;
+}"""
+
+
+def hovered_road(page: Page) -> int | None:
+    road = page.locator("#board g.road.hover")
+    return int(road.get_attribute("data-road")) if road.count() == 1 else None
+
+
+def test_every_road_is_found_by_the_pointer_along_its_whole_length(new_page):
+    page = new_page("hilda", lang="en", width=1366, height=768)
+    open_game(page, keep=False)
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    probes = page.evaluate(PROBES)
+    roads = {probe["road"] for probe in probes}
+    assert len(roads) == page.locator("#board g.road").count()
+    assert sum(1 for probe in probes if probe["side"]) > len(roads)  # beside the wheels too
+    wrong = []
+    for probe in probes:
+        page.mouse.move(probe["x"], probe["y"])
+        found = hovered_road(page)
+        if found != probe["road"]:
+            wrong.append((probe, found))
+    assert wrong == [], wrong[:10]
+    page.mouse.move(2, 2)  # off the map: no road
+    assert hovered_road(page) is None
+
+
+def test_a_road_shows_what_it_costs_and_is_worth_on_hover_and_on_focus(new_page):
+    page = new_page("ida", lang="en", width=1366, height=768)
+    open_game(page, keep=False)  # no road is built while this player has not chosen
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    roads = page.evaluate(
+        """() => JSON.parse(document.getElementById("map-data").textContent).roads"""
+    )
+    names = page.evaluate(
+        """() => Object.fromEntries(JSON.parse(document.getElementById("map-data").textContent)
+            .locations.map((place) => [place.id, place.name]))"""
+    )
+    probes = {probe["road"]: probe for probe in page.evaluate(PROBES) if not probe["side"]}
+    tip = page.locator("#road-tip")
+    coloured = next(road for road in roads if road["color"] not in ("grey",))
+    grey = next(road for road in roads if road["color"] == "grey")
+    times = "\N{MULTIPLICATION SIGN}"
+    for road, cost in ((coloured, f"{coloured['length']} {times} "), (grey, "cards of one colour")):
+        page.mouse.move(probes[road["id"]]["x"], probes[road["id"]]["y"])
+        expect(tip).to_be_visible()
+        expect(tip.locator(".road-tip-title")).to_have_text(
+            f"{names[str(road['a'])]} – {names[str(road['b'])]}"
+        )
+        expect(tip.locator(".road-tip-cost")).to_contain_text(cost)
+        points = "1 point" if road["points"] == 1 else f"{road['points']} points"
+        expect(tip.locator(".road-tip-points")).to_have_text(points)
+        box = tip.bounding_box()  # near the road, inside the window
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 1366
+        assert abs(box["y"] + box["height"] / 2 - probes[road["id"]]["y"]) < 120
+    page.mouse.move(1, 1)
+    expect(tip).to_be_hidden()
+
+    page.locator("#reopen-choice").click()
+    page.locator("#keep-confirm").click()
+    draw_until_a_road_glows(page)
+    road = page.locator("#board g.road.buildable").first
+    road.focus()
+    expect(tip).to_be_visible()
+    expect(tip.locator(".road-tip-status")).to_contain_text("press Enter")
+    page.keyboard.press("Tab")  # away from the map's roads, or to the next road
+    focused = page.evaluate("() => document.activeElement.getAttribute('data-road')")
+    if focused is None:
+        expect(tip).to_be_hidden()
+
+
+@pytest.mark.parametrize("width,height", [(1366, 768), (375, 812)])
+def test_the_whole_map_fits_the_window_and_the_fit_button_brings_it_back(new_page, width, height):
+    page = new_page("jan", lang="en", width=width, height=height)
+    open_game(page, keep=False)
+
+    def every_place_in_view() -> bool:
+        return page.evaluate(
+            """() => {
+                const frame = document.getElementById("board-scroll").getBoundingClientRect();
+                return [...document.querySelectorAll("#board .place-dot")].every((dot) => {
+                    const box = dot.getBoundingClientRect();
+                    return box.left >= Math.max(0, frame.left)
+                        && box.right <= Math.min(innerWidth, frame.right)
+                        && box.top >= Math.max(0, frame.top)
+                        && box.bottom <= Math.min(innerHeight, frame.bottom);
+                });
+            }"""
+        )
+
+    page.locator("#zoom-fit").click()
+    assert every_place_in_view()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    page.locator("#zoom-in").click()
+    page.locator("#zoom-in").click()
+    assert not every_place_in_view()  # zoomed in, the map pans inside its frame
+    page.locator("#zoom-fit").click()
+    expect(page.locator("#zoom-out")).to_be_disabled()
+    assert every_place_in_view()
+
+
+def test_the_last_move_is_shown_for_a_few_seconds_with_who_made_it(new_page):
+    page = new_page("kim", lang="en", width=1366, height=768)
+    me = new_page.guest(page)["user"]["name"]
+    open_game(page)
+    draw_until_a_road_glows(page)
+    # Every road ringed as the last move, with the name written beside it: the computer may
+    # move (and ring its own road) before the test looks.
+    page.evaluate(
+        """() => {
+            window.flashes = [];
+            new MutationObserver(() => {
+                const road = document.querySelector("#board g.road.last-move");
+                const name = document.querySelector("#board .callout text");
+                if (road && name) window.flashes.push([road.dataset.road, name.textContent]);
+            }).observe(document.getElementById("board"),
+                       {subtree: true, attributes: true, childList: true});
+        }"""
+    )
+    road = page.locator("#board g.road.buildable").first
+    road_id = road.get_attribute("data-road")
+    road.focus()
+    page.keyboard.press("Enter")
+    dialog = page.locator("#pay-dialog")
+    expect(dialog).to_be_visible()
+    dialog.locator("#pay-confirm").click()
+    expect(page.locator(f'#board g.road.built[data-road="{road_id}"]')).to_have_count(1)
+    page.wait_for_function("(road) => window.flashes.some(([id]) => id === road)", arg=road_id)
+    assert [road_id, me] in page.evaluate("() => window.flashes")
+    caption = page.locator("#last-move")
+    expect(caption).to_be_visible()
+    # Then the computer's move replaces it: its name and what it did.
+    bot = page.locator("#players li.player:not(.me) .player-name").inner_text()
+    expect(caption).to_contain_text(bot, timeout=15_000)
+    expect(caption).to_have_text(page.locator("#feed li").last.inner_text())
+    # A few seconds later the highlight is gone.
+    expect(caption).to_be_hidden(timeout=10_000)
+    expect(page.locator("#board g.road.last-move")).to_have_count(0)
+
+
+def with_roads_built_by_others(page: Page, roads: list[int]) -> None:
+    """The game socket's STATEs as if the other players had built ``roads`` (one each, in
+    the order of the seats after the viewer's): the map is drawn from STATE alone."""
+
+    def route(socket) -> None:
+        server = socket.connect_to_server()
+
+        def from_server(message) -> None:
+            data = json.loads(message)
+            for item in data if isinstance(data, list) else [data]:
+                if item.get("type") == "STATE":
+                    state = item["state"]
+                    me = (state.get("you") or {}).get("player_id")
+                    others = [player["id"] for player in state["players"] if player["id"] != me]
+                    built = zip(roads, others, strict=False)
+                    state["roads"] = state.get("roads", []) + [
+                        {"road": road, "owner": owner} for road, owner in built
+                    ]
+            socket.send(json.dumps(data))
+
+        server.on_message(from_server)
+        socket.on_message(server.send)
+
+    page.route_web_socket(re.compile(r"/ws/games/\d+/$"), route)
+
+
+def a_double(page: Page) -> tuple[int, int]:
+    roads = page.evaluate(
+        """() => JSON.parse(document.getElementById("map-data").textContent).roads"""
+    )
+    road = next(road for road in roads if road.get("double_of") is not None)
+    return road["id"], road["double_of"]
+
+
+def hover(page: Page, road: int) -> None:
+    probe = next(p for p in page.evaluate(PROBES) if p["road"] == road and not p["side"])
+    page.mouse.move(probe["x"], probe["y"])
+
+
+def test_R6_4_with_two_players_the_other_road_of_a_built_double_shows_closed(new_page):
+    page = new_page("lou", lang="en", width=1366, height=768)
+    game_id = game_against_a_bot(page, start=True)
+    page.goto(f"/games/{game_id}/")
+    built, other = a_double(page)
+    with_roads_built_by_others(page, [built])
+    page.reload()
+    page.locator("#keep-dialog .dialog-cancel").click()
+    expect(page.locator(f'#board g.road.built[data-road="{built}"]')).to_have_count(1)
+    closed = page.locator(f'#board g.road[data-road="{other}"]')
+    expect(closed).to_have_class(re.compile(r"\bclosed\b"))
+    expect(closed.locator(".road-strike")).to_be_visible()
+    hover(page, other)
+    expect(page.locator("#road-tip .road-tip-status")).to_contain_text("Closed")
+    expect(page.locator("#road-tip .road-tip-status")).to_contain_text("Bot")
+
+
+def test_R6_3_with_four_players_the_other_road_of_a_double_stays_open_and_owners_differ_by_pattern(
+    new_page,
+):
+    page = new_page("max", lang="en", width=1366, height=768)
+    answer = call(page, "POST", "/api/games/", {"name": "Vier", "max_players": 4, "bots": 3})
+    assert answer["status"] == 201, answer
+    game_id = answer["body"]["id"]
+    assert call(page, "POST", f"/api/games/{game_id}/start/")["status"] == 200
+    page.goto(f"/games/{game_id}/")
+    built, other = a_double(page)
+    single = page.evaluate(
+        """(skip) => JSON.parse(document.getElementById("map-data").textContent).roads
+            .find((road) => road.double_of === null && !skip.includes(road.id)).id""",
+        [built, other],
+    )
+    with_roads_built_by_others(page, [built, single])
+    page.reload()
+    page.locator("#keep-dialog .dialog-cancel").click()
+    expect(page.locator("#board g.road.built")).to_have_count(2, timeout=10_000)
+    still_open = page.locator(f'#board g.road[data-road="{other}"]')
+    expect(still_open).to_have_class(re.compile(r"\bdouble-open\b"))
+    expect(still_open.locator(".road-strike")).to_be_hidden()
+    hover(page, other)
+    expect(page.locator("#road-tip .road-tip-status")).to_contain_text("Still open")
+
+    # Two owners: their wheels differ in letter and in pattern, not only in colour.
+    looks = page.evaluate(
+        """(ids) => ids.map((id) => {
+            const wheel = document.querySelector(`#board g.road[data-road="${id}"] .wheel`);
+            const mark = wheel.querySelector(".wheel-mark");
+            const pattern = document.querySelector(mark.getAttribute("fill").slice(4, -1));
+            return [wheel.querySelector(".wheel-letter").textContent, pattern.innerHTML,
+                    getComputedStyle(mark).display];
+        })""",
+        [built, single],
+    )
+    (letter_a, pattern_a, shown_a), (letter_b, pattern_b, shown_b) = looks
+    assert letter_a != letter_b and pattern_a != pattern_b
+    assert shown_a != "none" and shown_b != "none"
+    swatches = page.evaluate(
+        """() => [...document.querySelectorAll("#players .swatch")]
+            .map((node) => getComputedStyle(node).backgroundImage)"""
+    )
+    assert len(set(swatches)) == 4 and "none" not in swatches  # the same patterns, per player
+
+
+def test_tab_walks_the_roads_of_the_map_from_top_to_bottom_and_left_to_right(new_page):
+    page = new_page("ole", lang="en", width=1366, height=768)
+    open_game(page, keep=False)
+    order = page.evaluate(
+        """() => {
+            const map = JSON.parse(document.getElementById("map-data").textContent);
+            const places = new Map(map.locations.map((place) => [place.id, place]));
+            const middle = new Map(map.roads.map((road) => {
+                const a = places.get(road.a), b = places.get(road.b);
+                return [road.id, [(a.x + b.x) / 2, (a.y + b.y) / 2]];
+            }));
+            return [...document.querySelectorAll("#board g.road")]
+                .map((node) => middle.get(Number(node.dataset.road)));
+        }"""
+    )
+    rows = [int(y // 60) for _, y in order]
+    assert rows == sorted(rows)  # row by row from the top
+    for row in set(rows):
+        xs = [x for (x, y) in order if int(y // 60) == row]
+        assert xs == sorted(xs)  # each row from the left
