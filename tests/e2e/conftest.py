@@ -38,6 +38,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+SERVER_LOG_CHARS = 6000
 # The server makes a new guest for every logged-in page: more than the default rate allows.
 # Its computer players move after a short pause, whichever the channel layer (the default
 # pause with Redis is as long as a person's), so a game they play to its end takes seconds.
@@ -73,6 +74,24 @@ def live_server():
         Server(database_url, log_dir, env=SERVER_ENV) as server,
     ):
         yield server
+
+
+@pytest.fixture(autouse=True)
+def _server_log_start(request):
+    """Where the server's log stood when the test began (see pytest_runtest_makereport)."""
+    if "live_server" in request.fixturenames:
+        request.node.server_log_start = len(request.getfixturevalue("live_server").log())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing browser test's report carries what the server logged while it ran."""
+    report = yield
+    server = item.funcargs.get("live_server") if hasattr(item, "funcargs") else None
+    if report.failed and isinstance(server, Server):
+        logged = server.log()[getattr(item, "server_log_start", 0) :]
+        report.sections.append(("server log", logged[-SERVER_LOG_CHARS:] or "(nothing)"))
+    return report
 
 
 @pytest.fixture(scope="session")
