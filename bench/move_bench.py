@@ -5,9 +5,10 @@ database and channel layer.
     DATABASE_URL=sqlite:////tmp/bench.sqlite3 .venv/bin/python bench/move_bench.py [--moves 200]
 
 Use a throwaway database: the script migrates it and creates users and a 4-player game.
-Prints the median and p90 of ``services.move_apply`` in milliseconds, and the CPU time it
-takes in this process (what a server process spends on a move before any socket work) and,
-on PostgreSQL, in the database's backend process.
+Prints the median and p90 of ``services.move_apply`` in milliseconds, the statements it sends
+to the database, the size of the stored state, and the CPU time it takes in this process
+(what a server process spends on a move before any socket work) and, on PostgreSQL, in the
+database's backend process.
 
 Then, as a floor, the same figures for the least a durable move needs, in plain SQL with no
 ORM and no rules: lock the game row, write a state of the same size and one log row, commit.
@@ -45,6 +46,7 @@ def main() -> None:
     django.setup()
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
+    from django.db import connection
 
     from games import selectors, services
     from games.models import Game
@@ -60,6 +62,13 @@ def main() -> None:
     game = None
     backend = backend_pid()  # the connection stays open: DEBUG is off, no request ends it
     backend_cpu = 0.0
+    statements: list[int] = []
+    state_bytes: list[int] = []
+
+    def count(execute, sql, params, many, context):
+        statements[-1] += 1
+        return execute(sql, params, many, context)
+
     while len(times) < args.moves:
         if game is None or game.status == Game.Status.FINISHED:
             game = services.game_create(user=users[0], name=f"bench {tag}", max_players=4)
@@ -71,16 +80,24 @@ def main() -> None:
         mover = rng.choice(movers)
         move = rng.choice(engine.turn_moves(state, mover))
         backend_started = cpu_seconds(backend)
+        statements.append(0)
         started, cpu = time.perf_counter(), time.process_time()
-        services.move_apply(game_id=game.pk, user=by_id[mover], move=move)
+        with connection.execute_wrapper(count):
+            services.move_apply(game_id=game.pk, user=by_id[mover], move=move)
         times.append(time.perf_counter() - started)
         cpu_times.append(time.process_time() - cpu)
         backend_cpu += cpu_seconds(backend) - backend_started
         game.refresh_from_db()
+        state_bytes.append(len(json.dumps(game.state)))
     times.sort()
     print(f"moves: {len(times)}")
     print(f"move_apply median: {statistics.median(times) * 1000:.1f} ms")
     print(f"move_apply p90: {times[int(len(times) * 0.9)] * 1000:.1f} ms")
+    print(
+        f"statements per move: mean {statistics.mean(statements):.1f}"
+        f" (min {min(statements)}, max {max(statements)}, BEGIN and COMMIT not counted)"
+    )
+    print(f"stored state: mean {statistics.mean(state_bytes) / 1024:.1f} KiB of JSON")
     cpu = statistics.mean(cpu_times)
     print(f"CPU per move in this process: {cpu * 1000:.2f} ms (one core: {1 / cpu:.0f} moves/s)")
     if backend is not None:

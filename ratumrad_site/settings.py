@@ -52,6 +52,12 @@ SQLITE_OPTIONS = {
     "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
 }
 
+# PostgreSQL: parameters bound by the server, and a statement run twice on a connection is
+# prepared, so every move's few statements are parsed and planned once per connection
+# (bench/move_bench.py: a third less CPU in the database). A pooler in transaction mode in
+# front of PostgreSQL would need "prepare_threshold": None (docs/deploy.md).
+POSTGRES_OPTIONS = {"server_side_binding": True, "prepare_threshold": 2}
+
 
 def database_config(url: str, base_dir: Path) -> dict[str, Any]:
     config = (
@@ -61,6 +67,8 @@ def database_config(url: str, base_dir: Path) -> dict[str, Any]:
     )
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config["OPTIONS"] = {**SQLITE_OPTIONS, **config.get("OPTIONS", {})}
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        config["OPTIONS"] = {**POSTGRES_OPTIONS, **config.get("OPTIONS", {})}
     # Seconds a worker thread keeps its connection (0: a new one for every request or socket
     # message, Django's default). Servers under load want some: connecting costs more than
     # most queries.
