@@ -10,7 +10,7 @@ from __future__ import annotations
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from games import selectors
+from games import selectors, wire
 from games.models import ChatMessage, Game, Seat
 
 LOBBY_GROUP = "lobby"
@@ -72,7 +72,16 @@ def game_changed(
 
 
 def _update(seq: int, events: list[dict], view: dict) -> dict:
-    return {"type": "game.update", "seq": seq, "events": events, "state": view}
+    """A group's ``game.update``: the events, and the ``STATE`` frame of the group's view,
+    encoded once for all its sockets (``frame``), with what the consumers keep of it."""
+    return {
+        "type": "game.update",
+        "seq": seq,
+        "events": events,
+        "status": view["status"],
+        "players": [[row["id"], row.get("name", "")] for row in view["players"]],
+        "frame": wire.state_frame(view),
+    }
 
 
 def lobby_changed() -> None:

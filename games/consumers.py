@@ -36,7 +36,7 @@ from django.db import DatabaseError, connection
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
-from games import bots, broadcast, registry, selectors, services
+from games import bots, broadcast, registry, selectors, services, wire
 from games.models import ChatMessage, Connection, Game, Seat
 from ratumrad_site.ws_auth import header
 
@@ -300,7 +300,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------------ server frames
 
     async def send_json(self, content: dict) -> None:
-        await self.send(text_data=json.dumps(content, ensure_ascii=False))
+        await self.send(text_data=wire.dumps(content))
 
     async def send_error(
         self, code: str, message: str, ref: str | None = None, **params: object
@@ -489,8 +489,9 @@ class GameConsumer(ProtocolConsumer):
     # channel-layer messages
 
     async def game_update(self, message: dict) -> None:
-        view = message["state"]
-        seated = self.user.pk in {row["id"] for row in view["players"]}
+        players = dict(message["players"])  # user id -> name
+        view = None  # the group's STATE comes encoded in message["frame"]
+        seated = self.user.pk in players
         if seated != self.seated:
             # This spectator took a seat meanwhile, or this player gave theirs back before
             # the deal: from now on the view that fits.
@@ -498,7 +499,7 @@ class GameConsumer(ProtocolConsumer):
             self.seated = seated
             await self.join_group(self.view_group())
             view = await database_sync_to_async(self._view)()
-        self.names.update({row["id"]: row.get("name", "") for row in view["players"]})
+        self.names.update(players)
         if message["seq"] > self.caught_up_seq:  # else a catch-up has sent these already
             for event in message["events"]:
                 await self.send_json(
@@ -506,8 +507,12 @@ class GameConsumer(ProtocolConsumer):
                 )
             self.fed_seq = max(self.fed_seq, message["seq"])
         # A STATE fetched for a presence change may already be newer than this update.
-        if view["seq"] >= self.sent_seq:
-            await self.send_state(view)
+        if view is not None:
+            if view["seq"] >= self.sent_seq:
+                await self.send_state(view)
+        elif message["seq"] >= self.sent_seq:
+            self.sent_seq, self.sent_status = message["seq"], message["status"]
+            await self.send(text_data=message["frame"])
 
     async def on_beat(self) -> None:
         """Send what this socket missed: changes whose update never came (lost in the channel
@@ -569,7 +574,7 @@ class GameConsumer(ProtocolConsumer):
     async def send_state(self, view: dict) -> None:
         self.sent_seq, self.sent_status = view["seq"], view["status"]
         self.names.update({row["id"]: row.get("name", "") for row in view["players"]})
-        await self.send_json({"type": "STATE", "seq": view["seq"], "state": view})
+        await self.send(text_data=wire.state_frame(view))
 
     def feed_entry(self, event: dict) -> dict:
         with translation.override(self.language):

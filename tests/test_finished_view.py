@@ -4,6 +4,8 @@ Both are in the broadcast that announces the end and in every view read later.""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -37,12 +39,12 @@ def started(players, bots: int = 0) -> Game:
 
 def end_views(sent: list[tuple[str, dict]], game: Game) -> dict[str, dict]:
     """The views in the broadcast of the game's end, by group."""
-    return {
-        group: message["state"]
+    views = {
+        group: json.loads(message["frame"])["state"]
         for group, message in sent
-        if message.get("type") == "game.update" and message["state"]["status"] == "FINISHED"
-        if message["state"]["game_id"] == game.pk
+        if message.get("type") == "game.update" and message["status"] == "FINISHED"
     }
+    return {group: view for group, view in views.items() if view["game_id"] == game.pk}
 
 
 def test_the_end_of_a_rated_game_tells_everyone_each_players_rating_change(
