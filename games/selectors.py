@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from games import registry
+from games import registry, rows
 from games.models import ChatMessage, Connection, Event, Game, Seat
 
 
@@ -38,17 +38,18 @@ def seats_with_presence(game_id: int) -> list[Seat]:
     user_meta = get_user_model()._meta
     username = user_meta.get_field(get_user_model().USERNAME_FIELD).column
     sql = f"""
-        SELECT seat.*, account.{username} AS username, EXISTS (
+        SELECT {rows.columns(Seat, "seat")}, account.{username}, EXISTS (
             SELECT 1 FROM {Connection._meta.db_table} live
             WHERE live.game_id = seat.game_id AND live.user_id = seat.user_id
               AND live.seen >= %s
-        ) AS connected
+        )
         FROM {Seat._meta.db_table} seat
         JOIN {user_meta.db_table} account ON account.{user_meta.pk.column} = seat.user_id
         WHERE seat.game_id = %s
         ORDER BY seat.turn_order, seat.joined, seat.id
     """  # only table and column names are formatted in; values go as parameters
-    seats = list(Seat.objects.raw(sql, [timezone.now() - settings.PRESENCE_TTL, game_id]))
+    params = [timezone.now() - settings.PRESENCE_TTL, game_id]
+    seats = rows.fetch(Seat, sql, params, extra=("username", "connected"))
     for seat in seats:
         seat.connected = bool(seat.connected)  # SQLite answers 0 or 1
     return seats

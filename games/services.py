@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -118,10 +118,13 @@ def _seat_of(seats: list[Seat], user: AbstractBaseUser) -> Seat:
 
 
 def _locked(game_id: int) -> Game:
-    try:
-        return Game.objects.select_for_update().get(pk=game_id)
-    except (Game.DoesNotExist, ValueError, TypeError):
-        raise NotFound("there is no game {game}", game=repr(game_id)) from None
+    """The game's row, locked until the transaction ends (``select_for_update``)."""
+    low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
+    number = isinstance(game_id, int) and not isinstance(game_id, bool)
+    game = rows.lock(Game, game_id) if number and low <= game_id <= high else None
+    if game is None:
+        raise NotFound("there is no game {game}", game=repr(game_id))
+    return game
 
 
 # ---------------------------------------------------------------------------- lobby
