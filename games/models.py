@@ -13,6 +13,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from games.fields import JSONField
+
 
 class Game(models.Model):
     class Status(models.TextChoices):
@@ -30,7 +32,7 @@ class Game(models.Model):
     # What is played: a key of ``games.registry.KINDS`` and that kind's options (checked by
     # its engine's ``check_options`` when the game is created).
     kind = models.CharField(_("kind"), max_length=16, default="ratumrad", db_index=True)
-    options = models.JSONField(_("options"), default=dict, blank=True)
+    options = JSONField(_("options"), default=dict, blank=True)
     board = models.CharField(max_length=32, default="basel")
     status = models.CharField(
         _("status"), max_length=16, choices=Status.choices, default=Status.WAITING, db_index=True
@@ -41,7 +43,7 @@ class Game(models.Model):
     )
     seed = models.BigIntegerField()
     seq = models.PositiveIntegerField(default=0)
-    state = models.JSONField(null=True, blank=True, editable=False)
+    state = JSONField(null=True, blank=True, editable=False)
     end_reason = models.CharField(
         max_length=32, blank=True
     )  # the engine's reason, e.g. three_failed_rolls
@@ -84,7 +86,7 @@ class Seat(models.Model):
     color = models.CharField(max_length=16, blank=True)
     score = models.IntegerField(default=0)
     wheels = models.PositiveSmallIntegerField(default=30)
-    hand = models.JSONField(default=dict, blank=True)
+    hand = JSONField(default=dict, blank=True)
     # Filled when the game finishes.
     total = models.IntegerField(null=True, blank=True)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -143,7 +145,7 @@ class Move(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
     seq = models.PositiveIntegerField()
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    payload = models.JSONField()
+    payload = JSONField()
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -160,7 +162,7 @@ class Event(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()
     kind = models.CharField(max_length=32)
-    data = models.JSONField(default=dict)
+    data = JSONField(default=dict)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -12,116 +12,128 @@ project listens to for these models.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model
 
 M = TypeVar("M", bound=Model)
 
 
-def _quote(name: str) -> str:
-    return connection.ops.quote_name(name)
+def _db():
+    # The proxy ``django.db.connection`` looks the connection up again on every attribute.
+    return connections[DEFAULT_DB_ALIAS]
+
+
+@functools.cache
+def _update_sql(model: type[Model], fields: tuple[str, ...], vendor: str) -> tuple[str, list]:
+    meta, quote = model._meta, _db().ops.quote_name
+    columns = [meta.get_field(name) for name in fields]
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in columns)
+    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
+    return sql, columns
 
 
 def update(instance: Model, fields: Sequence[str]) -> None:
     """``instance.save(update_fields=fields)`` for a row that exists."""
-    meta = instance._meta
-    columns = [meta.get_field(name) for name in fields]
-    values = [
-        field.get_db_prep_save(field.pre_save(instance, False), connection) for field in columns
-    ]
-    assignments = ", ".join(f"{_quote(field.column)} = %s" for field in columns)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {_quote(meta.db_table)} SET {assignments} WHERE {_quote(meta.pk.column)} = %s",
-            [*values, instance.pk],
-        )
+    db = _db()
+    sql, columns = _update_sql(type(instance), tuple(fields), db.vendor)
+    values = [field.get_db_prep_save(field.pre_save(instance, False), db) for field in columns]
+    with db.cursor() as cursor:
+        cursor.execute(sql, [*values, instance.pk])
+
+
+@functools.cache
+def _insert_sql(model: type[Model], count: int, vendor: str) -> tuple[str, list]:
+    meta, quote = model._meta, _db().ops.quote_name
+    columns = [field for field in meta.concrete_fields if not field.primary_key]
+    row = "(" + ", ".join(["%s"] * len(columns)) + ")"
+    names = ", ".join(quote(field.column) for field in columns)
+    sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES " + ", ".join([row] * count)
+    return sql, columns
 
 
 def insert(instances: Sequence[Model]) -> None:
     """``bulk_create(instances)`` for new rows of one model whose ids are not needed."""
     if not instances:
         return
-    meta = instances[0]._meta
-    columns = [field for field in meta.concrete_fields if not field.primary_key]
+    db = _db()
+    sql, columns = _insert_sql(type(instances[0]), len(instances), db.vendor)
     params = [
-        field.get_db_prep_save(field.pre_save(instance, True), connection)
+        field.get_db_prep_save(field.pre_save(instance, True), db)
         for instance in instances
         for field in columns
     ]
-    row = "(" + ", ".join(["%s"] * len(columns)) + ")"
-    names = ", ".join(_quote(field.column) for field in columns)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {_quote(meta.db_table)} ({names}) VALUES "
-            + ", ".join([row] * len(instances)),
-            params,
-        )
+    with db.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
+@functools.cache
 def columns(model: type[Model], alias: str) -> str:
     """The select list of ``model``'s row, for ``fetch``: ``alias.column, ...``."""
-    return ", ".join(f"{alias}.{_quote(field.column)}" for field in model._meta.concrete_fields)
+    quote = _db().ops.quote_name
+    return ", ".join(f"{alias}.{quote(field.column)}" for field in model._meta.concrete_fields)
 
 
 def fetch(model: type[M], sql: str, params: Sequence[Any], extra: Sequence[str] = ()) -> list[M]:
     """Instances of ``model`` from ``sql``, whose columns are ``columns(model, ...)`` and then
     one for each name in ``extra`` (set as that attribute, unconverted)."""
-    fields = model._meta.concrete_fields
-    converters = _converters(model)
-    names = [field.attname for field in fields]
-    count = len(fields)
+    db = _db()
+    names, converters = _converters(model, db.vendor)
+    count = len(names)
     found = []
-    with connection.cursor() as cursor:
+    with db.cursor() as cursor:
         cursor.execute(sql, params)
         for row in cursor.fetchall():
             values = list(row[:count])
             for index, convert in converters:
-                values[index] = convert(values[index])
-            instance = model.from_db(connection.alias, names, values)
+                values[index] = convert(values[index], db)
+            instance = model.from_db(db.alias, names, values)
             for name, value in zip(extra, row[count:], strict=True):
                 setattr(instance, name, value)
             found.append(instance)
     return found
 
 
+@functools.cache
+def _lock_sql(model: type[Model], vendor: str) -> str:
+    meta, db = model._meta, _db()
+    sql = (
+        f"SELECT {columns(model, 'row')} FROM {db.ops.quote_name(meta.db_table)} row"
+        f" WHERE row.{db.ops.quote_name(meta.pk.column)} = %s"
+    )
+    return sql + (" FOR UPDATE" if db.features.has_select_for_update else "")
+
+
 def lock(model: type[M], pk: Any) -> M | None:
     """``model.objects.select_for_update().get(pk=pk)``, or None if there is no such row."""
-    meta = model._meta
-    sql = (
-        f"SELECT {columns(model, 'row')} FROM {_quote(meta.db_table)} row"
-        f" WHERE row.{_quote(meta.pk.column)} = %s"
-    )
-    if connection.features.has_select_for_update:
-        sql += " FOR UPDATE"
-    found = fetch(model, sql, [pk])
+    found = fetch(model, _lock_sql(model, _db().vendor), [pk])
     return found[0] if found else None
 
 
-_CONVERTERS: dict[tuple[type[Model], str], list[tuple[int, Callable[[Any], Any]]]] = {}
+Converter = Callable[[Any, Any], Any]  # (database value, connection) -> Python value
 
 
-def _converters(model: type[Model]) -> list[tuple[int, Callable[[Any], Any]]]:
-    """Each column's converters from database value to Python value (by column index), as
-    the query compiler applies them."""
-    key = (model, connection.vendor)
-    if key not in _CONVERTERS:
-        found = []
-        for index, field in enumerate(model._meta.concrete_fields):
-            column = field.get_col(model._meta.db_table)
-            steps = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
-            if steps:
-                found.append((index, _chain(steps, column)))
-        _CONVERTERS[key] = found
-    return _CONVERTERS[key]
+@functools.cache
+def _converters(model: type[Model], vendor: str) -> tuple[list[str], list[tuple[int, Converter]]]:
+    """The row's attribute names, and each column's converters from database value to Python
+    value (by column index), as the query compiler applies them."""
+    db = _db()
+    found = []
+    for index, field in enumerate(model._meta.concrete_fields):
+        column = field.get_col(model._meta.db_table)
+        steps = db.ops.get_db_converters(column) + field.get_db_converters(db)
+        if steps:
+            found.append((index, _chain(steps, column)))
+    return [field.attname for field in model._meta.concrete_fields], found
 
 
-def _chain(steps: list, column) -> Callable[[Any], Any]:
-    def convert(value: Any) -> Any:
+def _chain(steps: list, column) -> Converter:
+    def convert(value: Any, db) -> Any:
         for step in steps:
-            value = step(value, column, connection)
+            value = step(value, column, db)
         return value
 
     return convert
