@@ -1,8 +1,10 @@
 """Messages to connected clients, sent only after the database has committed a change.
 
-Groups: one per seat (``game-<id>-seat-<user>``, private views), one for everyone else
-watching (``game-<id>-public``), one for everybody connected to the game (``game-<id>``:
-chat and presence) and one for the lobby. A hand never goes into a shared group.
+Groups: one per game (``game-<id>``: every socket of the game, seated or watching) and one
+for the lobby. A change of a game is one message to its group, whatever the number of
+seats: it carries every seat's ``STATE`` frame and the public one, each encoded once, and
+each socket sends its client only the frame for its own seat (or the public one). The
+message stays inside the servers (in Redis between them).
 """
 
 from __future__ import annotations
@@ -14,14 +16,6 @@ from games import selectors, wire
 from games.models import ChatMessage, Game, Seat
 
 LOBBY_GROUP = "lobby"
-
-
-def seat_group(game_id: int, user_id: int) -> str:
-    return f"game-{game_id}-seat-{user_id}"
-
-
-def public_group(game_id: int) -> str:
-    return f"game-{game_id}-public"
 
 
 def game_group(game_id: int) -> str:
@@ -54,34 +48,28 @@ def game_changed(
     """Tell every client of the game: the new events and a fresh view, each their own.
 
     ``game``, ``state`` and ``seats`` (with their users; read again when not given) are as
-    committed by the change being announced.
+    committed by the change being announced. Computer players have no sockets: no frame.
     """
     details = selectors.player_details(game, seats)
     extras = selectors.finished_extras(game)  # read once for every view
-    seq = game.seq
-    messages = [
-        (
-            seat_group(game.pk, user_id),
-            _update(seq, events, selectors.game_view(game, user_id, state, details, extras)),
-        )
-        for user_id in details
-    ]
-    view = selectors.game_view(game, None, state, details, extras)
-    messages.append((public_group(game.pk), _update(seq, events, view)))
-    _send_all(messages)
-
-
-def _update(seq: int, events: list[dict], view: dict) -> dict:
-    """A group's ``game.update``: the events, and the ``STATE`` frame of the group's view,
-    encoded once for all its sockets (``frame``), with what the consumers keep of it."""
-    return {
-        "type": "game.update",
-        "seq": seq,
-        "events": events,
-        "status": view["status"],
-        "players": [[row["id"], row.get("name", "")] for row in view["players"]],
-        "frame": wire.state_frame(view),
+    frames = {
+        str(user_id): wire.state_frame(selectors.game_view(game, user_id, state, details, extras))
+        for user_id, detail in details.items()
+        if not detail["is_bot"]
     }
+    public = selectors.game_view(game, None, state, details, extras)
+    _send(
+        game_group(game.pk),
+        {
+            "type": "game.update",
+            "seq": game.seq,
+            "events": events,
+            "status": public["status"],
+            "players": [[row["id"], row.get("name", "")] for row in public["players"]],
+            "frames": frames,  # by the seated user's id, as a string
+            "public": wire.state_frame(public),
+        },
+    )
 
 
 def lobby_changed() -> None:

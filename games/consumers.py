@@ -9,9 +9,9 @@ which is logged and answered with ``server_error``.
 
 What a game socket receives from the channel layer (``games.broadcast``):
 
-* ``game.update`` (own seat group or the public group): one ``EVENT`` per event, with a
-  sentence for the activity feed in the socket's language, then the ``STATE`` that was
-  computed for this recipient after the commit.
+* ``game.update`` (game group): one ``EVENT`` per event, with a sentence for the activity
+  feed in the socket's language, then the ``STATE`` frame that was computed for this
+  socket's seat (or for spectators) after the commit: only that one of the message's frames.
 * ``presence.changed`` (game group, sent by the consumers themselves when a seated player's
   socket opens or closes): ``PRESENCE`` and then a fresh ``STATE``.
 * ``chat.line`` (game group): ``CHAT``.
@@ -341,10 +341,6 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(group, self.channel_name)
         self.groups.append(group)  # the base class leaves these groups on disconnect
 
-    async def leave_group(self, group: str) -> None:
-        await self.channel_layer.group_discard(group, self.channel_name)
-        self.groups.remove(group)
-
 
 class GameConsumer(ProtocolConsumer):
     """``/ws/games/<id>/``: seated players get their own view, anyone else the public one."""
@@ -378,7 +374,6 @@ class GameConsumer(ProtocolConsumer):
         self.handlers = {**moves, **type(self).handlers}
         self.joined_at = time.time()
         await self.join_group(broadcast.game_group(self.game_id))
-        await self.join_group(self.view_group())
         view, arrived = await database_sync_to_async(self._enter)()
         self.recorded = True
         self.start_heartbeat()
@@ -397,11 +392,6 @@ class GameConsumer(ProtocolConsumer):
             await self.tell_presence(still_connected)
         if departed:
             await self.tell_players_changed()
-
-    def view_group(self) -> str:
-        if self.seated:
-            return broadcast.seat_group(self.game_id, self.user.pk)
-        return broadcast.public_group(self.game_id)
 
     # database work, run in a worker thread
 
@@ -490,15 +480,9 @@ class GameConsumer(ProtocolConsumer):
 
     async def game_update(self, message: dict) -> None:
         players = dict(message["players"])  # user id -> name
-        view = None  # the group's STATE comes encoded in message["frame"]
-        seated = self.user.pk in players
-        if seated != self.seated:
-            # This spectator took a seat meanwhile, or this player gave theirs back before
-            # the deal: from now on the view that fits.
-            await self.leave_group(self.view_group())
-            self.seated = seated
-            await self.join_group(self.view_group())
-            view = await database_sync_to_async(self._view)()
+        # A spectator may have taken a seat meanwhile, or a player given theirs back before
+        # the deal: the frame is chosen by the seats of this update.
+        self.seated = self.user.pk in players
         self.names.update(players)
         if message["seq"] > self.caught_up_seq:  # else a catch-up has sent these already
             for event in message["events"]:
@@ -507,12 +491,14 @@ class GameConsumer(ProtocolConsumer):
                 )
             self.fed_seq = max(self.fed_seq, message["seq"])
         # A STATE fetched for a presence change may already be newer than this update.
-        if view is not None:
-            if view["seq"] >= self.sent_seq:
-                await self.send_state(view)
-        elif message["seq"] >= self.sent_seq:
-            self.sent_seq, self.sent_status = message["seq"], message["status"]
-            await self.send(text_data=message["frame"])
+        if message["seq"] < self.sent_seq:
+            return
+        frame = message["frames"].get(str(self.user.pk)) if self.seated else message["public"]
+        if frame is None:  # a computer player's own socket: its seat has no frame
+            await self.send_state(await database_sync_to_async(self._view)())
+            return
+        self.sent_seq, self.sent_status = message["seq"], message["status"]
+        await self.send(text_data=frame)
 
     async def on_beat(self) -> None:
         """Send what this socket missed: changes whose update never came (lost in the channel

@@ -37,14 +37,19 @@ def started(players, bots: int = 0) -> Game:
     return services.game_start(game_id=game.pk, user=players[0])
 
 
-def end_views(sent: list[tuple[str, dict]], game: Game) -> dict[str, dict]:
-    """The views in the broadcast of the game's end, by group."""
-    views = {
-        group: json.loads(message["frame"])["state"]
-        for group, message in sent
-        if message.get("type") == "game.update" and message["status"] == "FINISHED"
-    }
-    return {group: view for group, view in views.items() if view["game_id"] == game.pk}
+def end_views(sent: list[tuple[str, dict]], game: Game) -> dict[int | None, dict]:
+    """The views in the broadcast of the game's end: each seat's by user id, the public one
+    as None."""
+    for group, message in sent:
+        if group != broadcast.game_group(game.pk) or message.get("type") != "game.update":
+            continue
+        if message["status"] == "FINISHED":
+            frames = {int(user): frame for user, frame in message["frames"].items()}
+            return {
+                viewer: json.loads(frame)["state"]
+                for viewer, frame in {**frames, None: message["public"]}.items()
+            }
+    raise AssertionError("no broadcast of the game's end")
 
 
 def test_the_end_of_a_rated_game_tells_everyone_each_players_rating_change(
@@ -58,11 +63,7 @@ def test_the_end_of_a_rated_game_tells_everyone_each_players_rating_change(
     assert set(changes) == {alice.pk, bob.pk}
 
     views = end_views(sent, game)
-    assert set(views) == {
-        broadcast.seat_group(game.pk, alice.pk),
-        broadcast.seat_group(game.pk, bob.pk),
-        broadcast.public_group(game.pk),
-    }
+    assert set(views) == {alice.pk, bob.pk, None}
     for view in views.values():
         assert {row["player"]: row["rating_change"] for row in view["results"]} == changes
 
@@ -109,9 +110,9 @@ def test_a_seat_sees_the_achievements_its_game_earned_it_first(
     assert "daily" in earned
 
     views = end_views(sent, daily)
-    mine = views[broadcast.seat_group(daily.pk, alice.pk)]
+    mine = views[alice.pk]
     assert sorted(mine["you"]["new_achievements"]) == sorted(earned)
-    assert "you" not in views[broadcast.public_group(daily.pk)]
+    assert "you" not in views[None]
     assert [row["rating_change"] for row in mine["results"]] == [None]  # ranked by scores
     assert "new_achievements" not in selectors.game_view(daily, bob.pk).get("you", {})
     assert sorted(selectors.game_view(daily, alice.pk)["you"]["new_achievements"]) == sorted(earned)
