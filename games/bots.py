@@ -36,7 +36,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connections
 
-from games import registry, selectors, services
+from games import registry, selectors, serverloop, services
 from games.models import Game, Seat
 
 logger = logging.getLogger(__name__)
@@ -44,7 +44,6 @@ logger = logging.getLogger(__name__)
 _local = threading.local()  # .driving: the games this thread is driving right now
 _scheduled: set[int] = set()  # games with a timer waiting in this process
 _scheduled_lock = threading.Lock()
-_server: dict[str, asyncio.AbstractEventLoop | None] = {"loop": None}  # see server_loop()
 
 
 def kick(game_id: int) -> None:
@@ -81,7 +80,7 @@ def _schedule(game_id: int, delay: float) -> None:
         if game_id in _scheduled:
             return  # that timer reads the game when it fires, so it sees this change too
         _scheduled.add(game_id)
-    loop = server_loop()
+    loop = serverloop.get()
     if loop is not None:
         # In a server: wait on its event loop, so that the move's broadcast reaches the sockets
         # at once with any channel layer. In a fresh context: this thread's tells asgiref that
@@ -103,16 +102,6 @@ async def _fire_later(game_id: int, delay: float) -> None:
         await database_sync_to_async(_move_now)(game_id)
     except Exception:
         logger.exception("game %s: a delayed bot move failed", game_id)
-
-
-def server_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop of this server process (set by its first connection), if it still runs."""
-    loop = _server["loop"]
-    return loop if loop is not None and loop.is_running() and not loop.is_closed() else None
-
-
-def note_server_loop(loop: asyncio.AbstractEventLoop) -> None:
-    _server["loop"] = loop
 
 
 def _fire(game_id: int) -> None:

@@ -9,11 +9,16 @@ message stays inside the servers (in Redis between them).
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from games import selectors, wire
+from games import selectors, serverloop, wire
 from games.models import ChatMessage, Game, Seat
+
+logger = logging.getLogger(__name__)
 
 LOBBY_GROUP = "lobby"
 
@@ -27,16 +32,42 @@ def _send(group: str, message: dict) -> None:
 
 
 def _send_all(messages: list[tuple[str, dict]]) -> None:
-    """Send to several groups in one trip to the event loop (``async_to_sync`` is not free)."""
+    """Send to several groups, in this order.
+
+    In a server, a worker thread (a move, a REST request) hands the messages to the event
+    loop and goes on: waiting for the channel layer there (``async_to_sync``) cost a thread
+    hop each way and held the thread for Redis's round trip. Messages of one process leave
+    in the order they were handed over. Elsewhere they are sent before this returns.
+    """
     layer = get_channel_layer()
     if layer is None or not messages:
         return
+    loop = serverloop.get()
+    if loop is None:
+        async_to_sync(_send_now)(layer, messages)
+    else:
+        loop.call_soon_threadsafe(_start_sending, layer, messages)
 
-    async def send() -> None:
-        for group, message in messages:
-            await layer.group_send(group, message)
 
-    async_to_sync(send)()
+async def _send_now(layer, messages: list[tuple[str, dict]]) -> None:
+    for group, message in messages:
+        await layer.group_send(group, message)
+
+
+_sending: set[asyncio.Task] = set()  # the loop keeps only weak references to its tasks
+
+
+def _start_sending(layer, messages: list[tuple[str, dict]]) -> None:
+    task = asyncio.get_running_loop().create_task(_send_now(layer, messages))
+    _sending.add(task)
+    task.add_done_callback(_sent)
+
+
+def _sent(task: asyncio.Task) -> None:
+    _sending.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        # As before a failed send: the clients notice the gap in seq and ask for the state.
+        logger.error("a broadcast failed", exc_info=task.exception())
 
 
 def game_changed(

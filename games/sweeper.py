@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from games import bots, services
+from games import bots, serverloop, services
 from games.models import Game
 
 logger = logging.getLogger(__name__)
@@ -52,10 +52,11 @@ def sweep(now: datetime | None = None) -> int:
 def ensure_running() -> None:
     """Start this process's sweeper on the running event loop unless it runs already.
 
-    The loop is also where delayed computer players wait (``bots.server_loop``).
+    The loop is also where delayed computer players wait and where worker threads hand
+    their broadcasts (``games.serverloop``).
     """
     loop = asyncio.get_running_loop()
-    bots.note_server_loop(loop)
+    serverloop.note(loop)
     if settings.TURN_SWEEP_SECONDS <= 0:
         return
     task = _tasks.get(loop)
