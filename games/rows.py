@@ -8,12 +8,17 @@ metadata. Writes let every field prepare its value (``pre_save`` for ``auto_now`
 would write it; reads pass every column through the field's converters and
 ``Model.from_db``, as a queryset does. Not sent: the save signals, which nothing in the
 project listens to for these models.
+
+Inside ``batch()`` the writes wait and go to the database together when it ends: on
+PostgreSQL as one statement (data-modifying ``WITH`` parts), elsewhere one after the other.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -25,6 +30,50 @@ M = TypeVar("M", bound=Model)
 def _db():
     # The proxy ``django.db.connection`` looks the connection up again on every attribute.
     return connections[DEFAULT_DB_ALIAS]
+
+
+_pending = threading.local()  # .writes: the batch's (sql, params), or None outside one
+
+
+@contextlib.contextmanager
+def batch() -> Iterator[None]:
+    """The writes inside wait and are sent together at the end (if nothing raised)."""
+    if getattr(_pending, "writes", None) is not None:
+        yield  # inside a batch already: it sends these too
+        return
+    _pending.writes = writes = []
+    try:
+        yield
+    finally:
+        _pending.writes = None
+    _execute_all(writes)
+
+
+def _write(sql: str, params: list) -> None:
+    writes = getattr(_pending, "writes", None)
+    if writes is not None:
+        writes.append((sql, params))
+        return
+    with _db().cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def _execute_all(writes: list[tuple[str, list]]) -> None:
+    db = _db()
+    if not writes:
+        return
+    with db.cursor() as cursor:
+        if db.vendor != "postgresql" or len(writes) == 1:
+            for sql, params in writes:
+                cursor.execute(sql, params)
+            return
+        # One statement, one round trip: PostgreSQL runs every data-modifying WITH part
+        # exactly once, whether the main statement reads it or not. No two parts touch the
+        # same row (a move's log rows, its game, its seats).
+        *parts, (last, last_params) = writes
+        parts_sql = ", ".join(f"w{index} AS ({sql})" for index, (sql, _) in enumerate(parts))
+        params = [param for _, part_params in parts for param in part_params]
+        cursor.execute(f"WITH {parts_sql} {last}", [*params, *last_params])
 
 
 @functools.cache
@@ -41,8 +90,7 @@ def update(instance: Model, fields: Sequence[str]) -> None:
     db = _db()
     sql, columns = _update_sql(type(instance), tuple(fields), db.vendor)
     values = [field.get_db_prep_save(field.pre_save(instance, False), db) for field in columns]
-    with db.cursor() as cursor:
-        cursor.execute(sql, [*values, instance.pk])
+    _write(sql, [*values, instance.pk])
 
 
 @functools.cache
@@ -66,8 +114,48 @@ def insert(instances: Sequence[Model]) -> None:
         for instance in instances
         for field in columns
     ]
-    with db.cursor() as cursor:
-        cursor.execute(sql, params)
+    _write(sql, params)
+
+
+def update_where(model: type[Model], values: dict[str, Any], where: dict[str, Any]) -> None:
+    """``model.objects.filter(**where).update(**values)``, with column names (``game_id``):
+    ``where`` holds a value a column equals, or under ``<name>__in`` a list it is in."""
+    db = _db()
+    meta, quote = model._meta, db.ops.quote_name
+    assignments, params = [], []
+    for name, value in values.items():
+        field = meta.get_field(name)
+        assignments.append(f"{quote(field.column)} = %s")
+        params.append(field.get_db_prep_save(value, db))
+    condition, condition_params = _where(model, where)
+    sql = f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} WHERE {condition}"
+    _write(sql, [*params, *condition_params])
+
+
+def delete_where(model: type[Model], where: dict[str, Any]) -> None:
+    """``model.objects.filter(**where).delete()`` (as ``update_where``) for rows that nothing
+    refers to and no signal watches."""
+    condition, params = _where(model, where)
+    _write(f"DELETE FROM {_db().ops.quote_name(model._meta.db_table)} WHERE {condition}", params)
+
+
+def _where(model: type[Model], where: dict[str, Any]) -> tuple[str, list]:
+    db = _db()
+    parts, params = [], []
+    for key, value in where.items():
+        name, _, lookup = key.partition("__")
+        field = model._meta.get_field(name)
+        column = db.ops.quote_name(field.column)
+        if lookup == "in":
+            values = [field.get_db_prep_value(item, db) for item in value]
+            parts.append(f"{column} IN ({', '.join(['%s'] * len(values))})")
+            params += values
+        elif not lookup:
+            parts.append(f"{column} = %s")
+            params.append(field.get_db_prep_value(value, db))
+        else:
+            raise ValueError(f"unknown lookup {key!r}")
+    return " AND ".join(parts), params
 
 
 @functools.cache

@@ -634,12 +634,13 @@ def _record(
         kind_of(game).glue.complete_results(game, state)
         game.finished = timezone.now()
         game.end_reason = state.end_reason or ""
-    if move is not None:
-        rows.insert([Move(game=game, seq=state.seq, user=user, payload=move)])
-    _store(game, state, seats, events)
-    rows.insert(
-        [Event(game=game, seq=state.seq, kind=event["kind"], data=event) for event in events]
-    )
+    with rows.batch():  # one statement on PostgreSQL
+        if move is not None:
+            rows.insert([Move(game=game, seq=state.seq, user=user, payload=move)])
+        _store(game, state, seats, events)
+        rows.insert(
+            [Event(game=game, seq=state.seq, kind=event["kind"], data=event) for event in events]
+        )
     if was_playing and finished:
         game_finished.send(sender=Game, game=game, results=engine.results(state), seats=seats)
     _after_commit(lambda: broadcast.game_changed(game, state, events, seats))

@@ -78,19 +78,23 @@ def _store_destinations(
     was, now = _holdings(before, by_user), _holdings(after, by_user, results)
     gone = [card for card in was if card not in now]
     if gone:
-        DestinationCard.objects.filter(game=game, card__in=gone).delete()
-    DestinationCard.objects.bulk_create(
-        DestinationCard(game=game, card=card, seat_id=seat_id, status=status, complete=done)
-        for card, (seat_id, status, done) in now.items()
-        if card not in was
+        rows.delete_where(DestinationCard, {"game_id": game.pk, "card__in": gone})
+    rows.insert(
+        [
+            DestinationCard(game=game, card=card, seat_id=seat_id, status=status, complete=done)
+            for card, (seat_id, status, done) in now.items()
+            if card not in was
+        ]
     )
     changed: dict[Holding, list[str]] = {}
     for card, holding in now.items():
         if card in was and was[card] != holding:
             changed.setdefault(holding, []).append(card)
     for (seat_id, status, done), cards in changed.items():
-        DestinationCard.objects.filter(game=game, card__in=cards).update(
-            seat_id=seat_id, status=status, complete=done
+        rows.update_where(
+            DestinationCard,
+            {"seat_id": seat_id, "status": status, "complete": done},
+            {"game_id": game.pk, "card__in": cards},
         )
 
 
