@@ -71,3 +71,15 @@ def test_a_move_takes_a_bounded_number_of_queries_whatever_it_does(people):
 def _bookkeeping(sql: str) -> bool:
     """Transaction control, which depends on the database and the test's own transaction."""
     return sql.split(None, 1)[0].upper() in {"SAVEPOINT", "RELEASE", "BEGIN", "COMMIT"}
+
+
+def test_on_postgresql_the_game_state_is_compressed_with_lz4():
+    if connection.vendor != "postgresql":
+        pytest.skip("a PostgreSQL column setting")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attcompression FROM pg_attribute"
+            " WHERE attrelid = %s::regclass AND attname = 'state'",
+            [Game._meta.db_table],
+        )
+        assert cursor.fetchone() == ("l",)
