@@ -20,6 +20,7 @@ What a game socket receives from the channel layer (``games.broadcast``):
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import math
@@ -30,7 +31,9 @@ from datetime import timedelta
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils import timezone, translation
@@ -147,6 +150,42 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 
     handlers: dict[str, str] = {}
     common_handlers = {"PING": "on_ping"}
+
+    async def __call__(self, scope, receive, send) -> None:
+        """Channels' ``AsyncConsumer.__call__`` with one reader task per source (the socket,
+        the channel layer) for the consumer's whole life.
+
+        Channels' ``await_many_dispatch`` made a new task and an ``asyncio.wait`` for every
+        message, a good part of the servers' event-loop time under load. Messages are still
+        handled one at a time, each source's in the order it arrived.
+        """
+        self.scope = scope
+        self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        sources = [receive]
+        if self.channel_layer is not None:
+            self.channel_name = await self.channel_layer.new_channel()
+            self.channel_receive = functools.partial(self.channel_layer.receive, self.channel_name)
+            sources.append(self.channel_receive)
+        self.base_send = send
+        turn = asyncio.Lock()
+
+        async def read(source) -> None:
+            while True:
+                message = await source()
+                async with turn:
+                    await self.dispatch(message)
+
+        readers = [asyncio.create_task(read(source)) for source in sources]
+        try:
+            done, _ = await asyncio.wait(readers, return_when=asyncio.FIRST_COMPLETED)
+            for reader in done:
+                error = reader.exception()
+                if error is not None and not isinstance(error, StopConsumer):
+                    raise error
+        finally:
+            for reader in readers:
+                reader.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
