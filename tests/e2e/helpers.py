@@ -5,6 +5,7 @@ game socket's frames (for tables that have no deal event to wait for)."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 from playwright.sync_api import Locator, Page, expect
@@ -81,8 +82,8 @@ def game_id_of(page: Page) -> int:
 
 
 def wait_until_connected(page: Page) -> None:
-    """A started game's page has its socket open: the feed's history came through it. A move
-    made before that is not sent (the page says the connection is lost)."""
+    """A started game's page has its socket open: the feed's history came through it (the
+    page's buttons wait for the socket, this waits for the feed too)."""
     expect(page.locator("#feed li.feed-dealt")).to_have_count(1)
 
 
@@ -125,10 +126,18 @@ def watch_socket(page: Page) -> list[str]:
     return frames
 
 
+def message_type(frame: str) -> str | None:
+    try:
+        message = json.loads(frame)
+    except ValueError:
+        return None
+    return message.get("type") if isinstance(message, dict) else None
+
+
 def wait_for_history(page: Page, frames: list[str], times: int = 1) -> None:
     """The socket is open once its HISTORY came; ``times``: the how-manieth page load this is."""
     for _ in range(200):
-        if sum('"type": "HISTORY"' in frame for frame in frames) >= times:
+        if sum(message_type(frame) == "HISTORY" for frame in frames) >= times:
             return
         page.wait_for_timeout(50)
     raise AssertionError("the game socket sent no HISTORY")
