@@ -8,7 +8,7 @@
 //   client.sendMove({ type: "VOTE_END", end: true });
 //
 // Callbacks (each optional but onChange):
-//   onChange()                the state or the busy flag changed: draw again
+//   onChange()                the state, the busy flag or the connection changed: draw again
 //   onEvent(seq, event)       a live EVENT (an activity-feed entry)
 //   onHistory(events, chat)   the HISTORY asked for after every (re)connect, or after a gap
 //   onChat(line)              a CHAT line (the sender's own too)
@@ -51,6 +51,7 @@ export function createClient({
     onMessage: receive,
     onOpen() {
       onOpen();
+      onChange(); // the buttons wake up
       socket.send({ type: "REQUEST_HISTORY", ref: HISTORY_REF });
     },
     onLost() {
@@ -171,8 +172,10 @@ export function createClient({
     get state() {
       return state;
     },
+    // Also while the socket is not open (the page has just loaded, or the connection
+    // dropped): a click then would be lost, so the buttons wait for the connection.
     get busy() {
-      return Boolean(busy);
+      return Boolean(busy) || !socket.isOpen;
     },
     sendMove,
     send,

@@ -29,8 +29,9 @@
 //
 //     render(state, view)    required. Called with the newest STATE (docs/protocol.md) on
 //                            every change, and with view = {busy} also whenever a move starts
-//                            or stops being busy: the table draws its own parts (and keeps its
-//                            buttons disabled while view.busy).
+//                            or stops being busy or the socket opens or drops: the table draws
+//                            its own parts (and keeps its buttons disabled while view.busy, which
+//                            is also true until the socket is open).
 //     onEvent(event, seq)    optional. Each live EVENT (an activity-feed entry), after the
 //                            feed shows it.
 //     turnText(state)        optional. The turn line: {text, mine} (mine: it is the viewer's

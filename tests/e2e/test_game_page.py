@@ -3,6 +3,8 @@ player, watching as a spectator, and the table on a phone."""
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import expect
 
 from tests.e2e.helpers import XSS_NAME, game_against_a_bot, hand_size, wait_for_hand_size
@@ -44,6 +46,32 @@ def test_a_player_starts_chooses_destination_cards_and_draws_two_cards(new_page,
     page.reload()
     expect(page.locator("#feed li.feed-dealt")).to_have_count(1)
     expect(page.locator("#feed li.feed-game_started")).to_have_count(1)
+
+
+def test_the_table_waits_for_its_socket_before_it_offers_a_move(new_page):
+    page = new_page("Nora", lang="en")
+    game_id = game_against_a_bot(page, start=True)
+    held = []  # the game socket, kept from the server until the test lets it through
+    page.route_web_socket(re.compile(r"/ws/games/"), lambda socket: held.append(socket))
+    page.goto(f"/games/{game_id}/")
+    expect(page.locator("#hand .hand-count").first).to_be_visible()  # the table is drawn
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the page opened no game socket"
+    # A click now would be lost: the choice of cards waits, and so does the deck.
+    expect(page.locator("#keep-dialog")).to_be_hidden()
+    expect(page.locator("#deck-button")).to_be_disabled()
+    assert page.locator("#notice").is_hidden()
+
+    held[0].connect_to_server()
+    dialog = page.locator("#keep-dialog")
+    expect(dialog).to_be_visible()
+    dialog.locator("#keep-confirm").click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator("#destinations li")).to_have_count(4)  # the long card and three short
+    assert page.locator("#notice").is_hidden()
 
 
 def test_a_spectator_sees_the_public_table_and_player_names_as_text(new_page):
