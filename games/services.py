@@ -363,6 +363,7 @@ def do_game_start(*, game: Game, seats: list[Seat]) -> None:
     state = game_kind.engine.new_game(game.seed, [seat.user_id for seat in seats], game.options)
     game.started = timezone.now()
     _record(game, state, seats, None, None, game_kind.glue.start_events(state))
+    _after_commit(lambda: game_kind.glue.warm_up(game, state))
 
 
 def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 from channels.db import database_sync_to_async
+from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -47,6 +49,44 @@ def test_creating_a_road300_game_seats_the_caller_and_starts_it(people):
     view = api_of(people[0]).get(f"/api/games/{game.pk}/").json()
     assert view["kind"] == "road300" and view["legal"] and len(view["paths"]) == len(view["legal"])
     assert "rng" in game.state and "rng" not in view  # the stored generator never leaves
+
+
+def drain_bot_score_worker() -> None:
+    """Until the worker thread has done everything submitted before (it runs one at a time)."""
+    glue._bot_score_worker.submit(lambda: None).result(timeout=30)
+
+
+@pytest.mark.django_db
+def test_T4_3_the_strong_bots_score_is_worked_out_when_the_game_is_dealt_not_in_its_last_move(
+    people, monkeypatch, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        game = services.game_create(user=people[0], name="Solo", kind="road300")
+    drain_bot_score_worker()
+    expected = bots.strong_bot_score(game.seed)
+    version = game.state["grid_version"]
+    assert cache.get(f"road300-bot-score:{version}:{game.seed}") == expected
+    glue.bot_score.cache_clear()  # the final move finds it in the shared cache
+
+    def too_late(seed, options=None):
+        raise AssertionError("the final move played the strong bot's game")
+
+    monkeypatch.setattr(glue, "strong_bot_score", too_late)
+    game = play_out(game, people[0])
+    assert game.state["results"][0]["bot_score"] == expected
+
+
+@pytest.mark.django_db
+def test_a_backlog_of_strong_bot_scores_is_left_to_the_final_moves(people, monkeypatch):
+    monkeypatch.setattr(glue, "_bot_score_pending", threading.BoundedSemaphore(1))
+    game = services.game_create(user=people[0], name="Solo", kind="road300")
+    state = engine.from_dict(game.state)
+    first = glue.warm_up(game, state)
+    assert first is not None
+    assert glue.warm_up(game, state) is None  # one is on its way: not queued
+    first.result(timeout=30)
+    drain_bot_score_worker()
+    assert glue.warm_up(game, state) is not None  # done: the worker takes the next one
 
 
 @pytest.mark.django_db

@@ -18,6 +18,9 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
 ``complete_results(game, state)``
     Fill in what the engine cannot know into ``state.results`` when the game is over (Road to
     300: the strong bot's score on the same seed).
+``warm_up(game, state)``
+    Called once the deal is committed: start, off the move path, what ``complete_results``
+    will need (Road to 300: the strong bot's score, on a worker thread, into the cache).
 ``new_seed(options) -> int``
     The seed of a new game (a random one; Road to 300's daily game: the day's).
 ``start_events(state) -> list[dict]``

@@ -106,6 +106,10 @@ def complete_results(game: Game, state: engine.GameState) -> None:
     """The engine's results are complete."""
 
 
+def warm_up(game: Game, state: engine.GameState) -> None:
+    """Nothing to prepare: the engine's results are complete."""
+
+
 new_seed = random_seed
 
 

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import lru_cache
 
 from django.conf import settings
+from django.core.cache import cache
 from django.utils.translation import gettext, ngettext
 
 from games import rows
@@ -57,10 +61,42 @@ def start_events(state: engine.GameState) -> list[dict]:
     return []  # new_game's first roll is in the view; its failed rolls are in the history
 
 
+# T4.3's strong bot plays a whole game on the seed: about half a second of CPU. It starts when
+# the game is dealt, on a worker thread, and leaves the total in the cache (shared by every
+# server process with Redis), so that the final move does not hold the game's lock that long.
+# A backlog is not queued: a final move that finds no total works it out itself.
+BOT_SCORE_SECONDS = 7 * 24 * 3600
+BOT_SCORE_BACKLOG = 4
+_bot_score_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="road300-bot-score")
+_bot_score_pending = threading.BoundedSemaphore(BOT_SCORE_BACKLOG)
+log = logging.getLogger(__name__)
+
+
 @lru_cache(maxsize=256)
 def bot_score(seed: int, grid_version: int | None) -> int:
-    """T4.3: the strong bot's total on this seed (about a second; a day's seed is shared)."""
-    return strong_bot_score(seed)
+    """T4.3: the strong bot's total on this seed (a day's seed is shared by everyone)."""
+    key = f"road300-bot-score:{grid_version}:{seed}"
+    score = cache.get(key)
+    if score is None:
+        score = strong_bot_score(seed)
+        cache.set(key, score, BOT_SCORE_SECONDS)
+    return score
+
+
+def warm_up(game: Game, state: engine.GameState) -> Future | None:
+    """Work out the strong bot's total for ``complete_results`` in the background (None: the
+    worker has a backlog; the final move will do it)."""
+    if not _bot_score_pending.acquire(blocking=False):
+        return None
+    future = _bot_score_worker.submit(bot_score, state.seed, state.grid_version)
+    future.add_done_callback(_bot_score_done)
+    return future
+
+
+def _bot_score_done(future: Future) -> None:
+    _bot_score_pending.release()
+    if future.exception() is not None:
+        log.error("the strong bot's score failed", exc_info=future.exception())
 
 
 def complete_results(game: Game, state: engine.GameState) -> None:
