@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -103,8 +104,14 @@ def game_changed(
     )
 
 
-def lobby_changed() -> None:
-    _send(LOBBY_GROUP, {"type": "lobby.games"})
+def lobby_changed(game: Game | None = None, users: Iterable[int] | None = None) -> None:
+    """The lobby's list of games changed (``game``'s entry). A private game is listed only to
+    the people who sit in it: given ``users`` (its seats' users, and whoever just left it), only
+    their lobby sockets read the list again; without, every lobby socket does."""
+    message: dict = {"type": "lobby.games"}
+    if game is not None and game.private and users is not None:
+        message["users"] = sorted(set(users))
+    _send(LOBBY_GROUP, message)
 
 
 def chat_line(message: ChatMessage) -> dict:

@@ -10,6 +10,7 @@ public view (``games.broadcast``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -108,6 +109,19 @@ def _after_commit(func) -> None:
     # Robust: a message that cannot go out (Redis down) must not turn a committed change into
     # an error for its sender. The others notice the gap in ``seq`` and ask for the state.
     transaction.on_commit(func, robust=True)
+
+
+def _lobby_changed(
+    game: Game, users: Iterable[int] | None = None, also: Iterable[int] = ()
+) -> None:
+    """Tell the lobby once the change is committed. A private game's entry is listed only to
+    its players: ``users``, who sit in it (read now when not given), and ``also``, who just
+    left it."""
+    if game.private:
+        if users is None:
+            users = game.seats.values_list("user_id", flat=True)
+        users = [*users, *also]
+    _after_commit(lambda: broadcast.lobby_changed(game, users))
 
 
 def _seat_of(seats: list[Seat], user: AbstractBaseUser) -> Seat:
@@ -242,7 +256,7 @@ def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
     if new.kind.solo:
         do_game_start(game=game, seats=list(game.seats.all()))
     else:
-        _after_commit(broadcast.lobby_changed)
+        _lobby_changed(game)
     return game
 
 
@@ -325,7 +339,7 @@ def do_game_join(*, game: Game, user: AbstractBaseUser) -> Seat:
     events = [{"kind": "joined", "player": user.pk}]
     Event.objects.create(game=game, seq=game.seq, kind="joined", data=events[0])
     _after_commit(lambda: broadcast.game_changed(game, None, events))
-    _after_commit(broadcast.lobby_changed)
+    _lobby_changed(game)
     return seat
 
 
@@ -562,7 +576,7 @@ def _leave_waiting(game: Game, seat: Seat, others: list[Seat]) -> None:
         Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
     )
     _after_commit(lambda: broadcast.game_changed(game, None, events))
-    _after_commit(broadcast.lobby_changed)
+    _lobby_changed(game, also=[seat.user_id])  # the seat is gone; its user's list changes
 
 
 def check_game_end_now(*, game_id: int) -> Game:
@@ -604,7 +618,7 @@ def do_game_abort(*, game: Game, before: list[dict] = ()) -> None:
     Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[-1])
     state = load_state(game) if game.state else None
     _after_commit(lambda: broadcast.game_changed(game, state, events))
-    _after_commit(broadcast.lobby_changed)
+    _lobby_changed(game)
 
 
 def game_abort(*, game_id: int) -> Game:
@@ -646,7 +660,7 @@ def _record(
         game_finished.send(sender=Game, game=game, results=engine.results(state), seats=seats)
     _after_commit(lambda: broadcast.game_changed(game, state, events, seats))
     if was_playing != game.is_playing:
-        _after_commit(broadcast.lobby_changed)
+        _lobby_changed(game, [seat.user_id for seat in seats])
     if game.is_playing and any(seat.computer_plays for seat in seats):
         # After the broadcast: the players see this move before the bots' answers.
         _after_commit(lambda: bots_may_move.send(sender=Game, game_id=game.pk))

@@ -127,6 +127,9 @@ class LobbyConsumer(ProtocolConsumer):
         await self.post_chat(message, None)
 
     async def lobby_games(self, message: dict) -> None:
+        users = message.get("users")
+        if users is not None and self.user.pk not in users:
+            return  # a private game this user does not sit in: it is not in their list
         await self.send_games()
 
     async def lobby_players(self, message: dict) -> None:

@@ -310,15 +310,25 @@ async def test_a_socket_gets_no_push_of_its_own_arrival_however_late_it_comes(pe
 
 
 async def test_a_private_game_is_listed_only_on_the_sockets_of_its_players(people):
-    alice, bob = people[:2]
+    alice, bob, carla = people[:3]
     a = await Socket.lobby(alice)
     b = await Socket.lobby(bob)
-    for socket in (a, b):
+    c = await Socket.lobby(carla)
+    for socket in (a, b, c):
         await socket.send({"type": "REQUEST_GAMES"})
         assert (await socket.expect("GAMES"))["games"] == []
     game = await database_sync_to_async(services.game_create)(
-        user=alice, name="Geheim", max_players=2, private=True
+        user=alice, name="Geheim", max_players=3, private=True
     )
     assert [g["id"] for g in (await a.expect("GAMES"))["games"]] == [game.pk]
-    assert (await b.expect("GAMES"))["games"] == []
-    await close_all(a, b)
+    # The others' lists did not change: their sockets do not read them again.
+    assert await b.is_quiet(0.3) and await c.is_quiet(0.1)
+
+    await database_sync_to_async(services.game_join)(game_id=game.pk, user=bob)  # by the link
+    assert [g["players"] for g in (await a.expect("GAMES"))["games"]] == [2]
+    assert [g["id"] for g in (await b.expect("GAMES"))["games"]] == [game.pk]
+    await database_sync_to_async(services.game_leave)(game_id=game.pk, user=bob)
+    assert [g["players"] for g in (await a.expect("GAMES"))["games"]] == [1]
+    assert (await b.expect("GAMES"))["games"] == []  # the seat is gone, and so is the game
+    assert await c.is_quiet(0.3)
+    await close_all(a, b, c)
