@@ -37,3 +37,21 @@ def pids_named(name: str) -> list[int]:
             except OSError:
                 continue  # gone meanwhile
     return found
+
+
+def with_descendants(pids: list[int]) -> list[int]:
+    """``pids`` and every process they started that still runs (a server's worker process)."""
+    found, todo = [], list(pids)
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        try:
+            tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                todo += [int(child) for child in (task / "children").read_text().split()]
+            except OSError:
+                continue
+    return found

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import multiprocessing
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -61,15 +62,30 @@ def start_events(state: engine.GameState) -> list[dict]:
     return []  # new_game's first roll is in the view; its failed rolls are in the history
 
 
-# T4.3's strong bot plays a whole game on the seed: about half a second of CPU. It starts when
-# the game is dealt, on a worker thread, and leaves the total in the cache (shared by every
-# server process with Redis), so that the final move does not hold the game's lock that long.
-# A backlog is not queued: a final move that finds no total works it out itself.
+# T4.3's strong bot plays a whole game on the seed: about half a second of CPU. It runs in a
+# process of its own (in a thread it would starve the server's event loop of the GIL), starts
+# when the game is dealt and leaves the total in the cache (shared by every server process
+# with Redis), so that the final move does not hold the game's lock that long. A backlog is
+# not queued: a final move that finds no total has it worked out then.
 BOT_SCORE_SECONDS = 7 * 24 * 3600
 BOT_SCORE_BACKLOG = 4
 _bot_score_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="road300-bot-score")
 _bot_score_pending = threading.BoundedSemaphore(BOT_SCORE_BACKLOG)
+_bot_score_process: ProcessPoolExecutor | None = None
+_bot_score_process_lock = threading.Lock()
 log = logging.getLogger(__name__)
+
+
+def _bot_process() -> ProcessPoolExecutor:
+    """One process per server for the strong bot's games, started on first use ("spawn": a
+    fork of a server with threads could inherit a held lock)."""
+    global _bot_score_process
+    with _bot_score_process_lock:
+        if _bot_score_process is None:
+            _bot_score_process = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+            )
+        return _bot_score_process
 
 
 @lru_cache(maxsize=256)
@@ -78,7 +94,7 @@ def bot_score(seed: int, grid_version: int | None) -> int:
     key = f"road300-bot-score:{grid_version}:{seed}"
     score = cache.get(key)
     if score is None:
-        score = strong_bot_score(seed)
+        score = _bot_process().submit(strong_bot_score, seed).result()
         cache.set(key, score, BOT_SCORE_SECONDS)
     return score
 
