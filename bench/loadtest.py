@@ -1,7 +1,8 @@
 """Load benchmark: concurrent games of computer players over real websockets.
 
-    .venv/bin/python bench/loadtest.py [--games 200] [--players 2] [--seconds 30]
-                                       [--processes 2] [--sockets 2000] [--url URL]
+    .venv/bin/python bench/loadtest.py [--kind ratumrad] [--games 200] [--players 2]
+                                       [--seconds 30] [--processes 2] [--sockets 2000]
+                                       [--url URL]
                                        [--rate MOVES_PER_SECOND]
                                        [--flood-sockets 50] [--flood-seconds 10]
 
@@ -11,11 +12,12 @@ one, else SQLite; the Redis channel layer when ``REDIS_URL`` is set (needed for 
 one process). With ``--url`` it drives a server that runs already (its guest rate limit must
 allow ``games x players`` new guests).
 
-Each game's players are clients of their own: one socket each, choosing a random legal move
-from their own STATE (so the clients stay cheap) and sending it with ``expect_seq``. A
-finished game is followed by a new one of the same players. By default each game moves as
-soon as its last move is through: the most the servers can do, with every game always
-waiting in their queue. With ``--rate`` the games together offer that many moves per
+``--kind`` picks the game (``rage`` seats 4 by default, ``road300`` is solo: one player,
+created started). Each game's players are clients of their own: one socket each, choosing a
+random legal move from their own STATE (so the clients stay cheap) and sending it with
+``expect_seq``. A finished game is followed by a new one of the same players. By default
+each game moves as soon as its last move is through: the most the servers can do, with every
+game always waiting in their queue. With ``--rate`` the games together offer that many moves per
 second, each game on a fixed beat: the round trip at a load the servers can carry. In the
 same run a few sockets send ``PING`` and time the ``PONG``: the floor of a round trip
 through the same servers.
@@ -53,9 +55,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from procfs import cpu_seconds, pids_named, rss_kib  # noqa: E402
+from procfs import cpu_seconds, pids_named, rss_kib, with_descendants  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
+from games import registry  # noqa: E402
 from ratumrad_site import cluster  # noqa: E402
 from tests.real_server import http_json, server_database  # noqa: E402
 
@@ -70,6 +73,7 @@ SERVER_ENV = {
     "PYTHONUNBUFFERED": "1",
 }
 ECHO_SOCKETS = 8
+DEFAULT_PLAYERS = {"ratumrad": 2, "rage": 4}  # else the kind's least
 ECHO_PAUSE = 0.05  # seconds between an echo socket's pings
 CONNECT_TIMEOUT = 60
 RESYNC_AFTER = 10.0  # seconds a client waits for a STATE before it asks with SYNC
@@ -85,11 +89,12 @@ def percentile(values: list[float], share: float) -> float:
 
 class CpuMeter:
     """CPU seconds spent during a phase by each part of the system on this machine: the
-    server processes, PostgreSQL, Redis and this load generator."""
+    server processes (with the processes they started), PostgreSQL, Redis and this load
+    generator."""
 
     def __init__(self, server_pids: list[int]):
         self.parts = {
-            "servers": lambda: server_pids,
+            "servers": lambda: with_descendants(server_pids),  # with Road to 300's bot
             "PostgreSQL": lambda: pids_named("postgres"),
             "Redis": lambda: pids_named("redis-server"),
             "load generator": lambda: [os.getpid()],
@@ -164,18 +169,22 @@ class Table:
         rng: random.Random,
         stats: Stats,
         interval: float = 0.0,
+        kind: str = "ratumrad",
     ):
         self.site, self.players, self.rng, self.stats = site, players, rng, stats
+        self.kind = kind
         self.refs = 0
         self.interval = interval  # seconds from one move of this table to its next (0: at once)
         self.next_move = 0.0
 
     async def new_game(self) -> int:
         creator = self.players[0]
-        body = {"name": "load", "max_players": len(self.players), "private": True}
-        game = await self.site.call(
-            "POST", "/api/games/", {**body, "turn_seconds": 0}, creator.token
-        )
+        body = {"name": "load", "kind": self.kind, "private": True}
+        if registry.get(self.kind).solo:  # seated and started as it is created
+            game = await self.site.call("POST", "/api/games/", body, creator.token)
+            return game["id"]
+        body.update(max_players=len(self.players), turn_seconds=0)
+        game = await self.site.call("POST", "/api/games/", body, creator.token)
         for player in self.players[1:]:
             await self.site.call("POST", f"/api/games/{game['id']}/join/", {}, player.token)
         await self.site.call("POST", f"/api/games/{game['id']}/start/", {}, creator.token)
@@ -348,6 +357,7 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
             random.Random(rng.random()),
             stats,
             args.games / args.rate if args.rate else 0.0,
+            args.kind,
         )
         for i in range(args.games)
     ]
@@ -412,8 +422,8 @@ def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None
     echoes = stats.echoes
     offered = f"; {args.rate:.0f} moves/s offered" if args.rate else ""
     print(
-        f"servers: {args.processes} processes; {args.games} games of {args.players} players"
-        + offered
+        f"servers: {args.processes} processes; {args.games} games of {args.kind}"
+        f" with {args.players} player{'s' if args.players > 1 else ''}" + offered
     )
     print(f"moves applied: {len(moves)} in {seconds:.1f} s = {len(moves) / seconds:.0f} moves/s")
     print(
@@ -513,7 +523,10 @@ def main() -> None:
     raise_file_limit()  # the servers started here inherit it
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--players", type=int, default=2, choices=range(2, 6))
+    parser.add_argument("--kind", choices=list(registry.KINDS), default=registry.DEFAULT_KIND)
+    parser.add_argument(
+        "--players", type=int, help="per game, in the kind's range (default: ratumrad 2, rage 4)"
+    )
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument(
         "--rate",
@@ -530,6 +543,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--url", help="drive a running server instead of starting one")
     args = parser.parse_args()
+    kind = registry.get(args.kind)
+    least, most = kind.min_players, kind.max_players
+    if args.players is None:
+        args.players = DEFAULT_PLAYERS.get(args.kind, least)
+    if not least <= args.players <= most:
+        parser.error(f"--players: {args.kind} seats {least} to {most}")
     if not args.url and args.processes > 1 and not os.environ.get("REDIS_URL"):
         parser.error("several processes need REDIS_URL (and DATABASE_URL for PostgreSQL)")
     asyncio.run(main_async(args))
