@@ -14,13 +14,13 @@ allow ``games x players`` new guests).
 
 ``--kind`` picks the game (``rage`` seats 4 by default, ``road300`` is solo: one player,
 created started). Each game's players are clients of their own: one socket each, choosing a
-random legal move from their own STATE (so the clients stay cheap) and sending it with
-``expect_seq``. A finished game is followed by a new one of the same players. By default
-each game moves as soon as its last move is through: the most the servers can do, with every
-game always waiting in their queue. With ``--rate`` the games together offer that many moves per
-second, each game on a fixed beat: the round trip at a load the servers can carry. In the
-same run a few sockets send ``PING`` and time the ``PONG``: the floor of a round trip
-through the same servers.
+random legal move from their own STATE, read with orjson (so the clients stay cheap), and
+sending it with ``expect_seq``. A finished game is followed by a new one of the same players.
+By default each game moves as soon as its last move is through: the most the servers can do,
+with every game always waiting in their queue. With ``--rate`` the games together offer that
+many moves per second, each game on a fixed beat: the round trip at a load the servers can
+carry. In the same run a few sockets send ``PING`` and time the ``PONG``: the floor of a
+round trip through the same servers.
 
 Every game is set up and every socket open before the clock starts. The servers' output goes
 to a temporary file, or to the file ``LOADTEST_LOG`` names.
@@ -55,6 +55,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import orjson  # noqa: E402
 from procfs import cpu_seconds, pids_named, rss_kib, with_descendants  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
@@ -223,7 +224,7 @@ class Table:
     async def read(self, player: Player) -> None:
         async for raw in player.socket:
             self.stats.frames += 1
-            message = json.loads(raw)
+            message = orjson.loads(raw)
             kind = message["type"]
             if kind == "STATE":
                 if player.state is None or message["seq"] >= player.state["seq"]:
@@ -317,7 +318,7 @@ async def echo(site: Site, token: str, until: float, stats: Stats) -> None:
             started = time.perf_counter()
             await socket.send(json.dumps({"type": "PING", "ref": f"e{count}"}))
             while True:
-                message = json.loads(await socket.recv())
+                message = orjson.loads(await socket.recv())
                 if message.get("type") == "PONG" and message.get("ref") == f"e{count}":
                     break
             stats.echoes.append(time.perf_counter() - started)
@@ -332,7 +333,7 @@ async def flood(site: Site, token: str, until: float, counter: list[int]) -> Non
     try:
         while time.monotonic() < until:
             await socket.send('{"type": "PING"}')
-            while json.loads(await socket.recv()).get("type") != "PONG":
+            while orjson.loads(await socket.recv()).get("type") != "PONG":
                 pass
             counter[0] += 1
     finally:
