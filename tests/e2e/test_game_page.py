@@ -3,8 +3,6 @@ player, watching as a spectator, and the table on a phone."""
 
 from __future__ import annotations
 
-import re
-
 from playwright.sync_api import expect
 
 from tests.e2e.helpers import XSS_NAME, game_against_a_bot, hand_size, wait_for_hand_size
@@ -48,24 +46,48 @@ def test_a_player_starts_chooses_destination_cards_and_draws_two_cards(new_page,
     expect(page.locator("#feed li.feed-game_started")).to_have_count(1)
 
 
+# Every WebSocket the page makes stays CONNECTING until the test calls window.openSockets():
+# a stand-in that makes the real socket then and passes its events on.
+HOLD_SOCKETS = """(() => {
+    const Real = window.WebSocket;
+    const held = [];
+    window.heldSockets = () => held.length;
+    window.openSockets = () => held.splice(0).forEach((open) => open());
+    class HeldSocket extends EventTarget {
+        constructor(url) {
+            super();
+            this.real = null;
+            held.push(() => {
+                this.real = new Real(url);
+                for (const type of ["open", "message", "close", "error"]) {
+                    this.real.addEventListener(type, (event) =>
+                        this.dispatchEvent(new event.constructor(type, event)));
+                }
+            });
+        }
+        get readyState() { return this.real ? this.real.readyState : Real.CONNECTING; }
+        send(data) { this.real.send(data); }
+        close(...args) { if (this.real) this.real.close(...args); }
+    }
+    for (const name of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) HeldSocket[name] = Real[name];
+    window.WebSocket = HeldSocket;
+})();"""
+
+
 def test_the_table_waits_for_its_socket_before_it_offers_a_move(new_page):
     page = new_page("Nora", lang="en")
     game_id = game_against_a_bot(page, start=True)
-    held = []  # the game socket, kept from the server until the test lets it through
-    page.route_web_socket(re.compile(r"/ws/games/"), lambda socket: held.append(socket))
+    page.add_init_script(HOLD_SOCKETS)
     page.goto(f"/games/{game_id}/")
-    expect(page.locator("#hand .hand-count").first).to_be_visible()  # the table is drawn
-    for _ in range(100):
-        if held:
-            break
-        page.wait_for_timeout(50)
-    assert held, "the page opened no game socket"
+    # The page has drawn its table (it does so right after it asked for the socket).
+    page.wait_for_function("() => window.heldSockets() > 0")
+    expect(page.locator("#hand li").first).to_be_visible()
     # A click now would be lost: the choice of cards waits, and so does the deck.
     expect(page.locator("#keep-dialog")).to_be_hidden()
     expect(page.locator("#deck-button")).to_be_disabled()
     assert page.locator("#notice").is_hidden()
 
-    held[0].connect_to_server()
+    page.evaluate("() => window.openSockets()")
     dialog = page.locator("#keep-dialog")
     expect(dialog).to_be_visible()
     dialog.locator("#keep-confirm").click()
