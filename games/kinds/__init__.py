@@ -20,7 +20,7 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
     300: the strong bot's score on the same seed).
 ``warm_up(game, state)``
     Called once the deal is committed: start, off the move path, what ``complete_results``
-    will need (Road to 300: the strong bot's score, on a worker thread, into the cache).
+    will need (Road to 300: the strong bot's score, in a process of its own, into the cache).
 ``new_seed(options) -> int``
     The seed of a new game (a random one; Road to 300's daily game: the day's).
 ``start_events(state) -> list[dict]``

@@ -111,8 +111,8 @@ def warm_up(game: Game, state: engine.GameState) -> Future | None:
 
 def _bot_score_done(future: Future) -> None:
     _bot_score_pending.release()
-    if future.exception() is not None:
-        log.error("the strong bot's score failed", exc_info=future.exception())
+    if future.exception() is not None:  # the final move will try again (or a server stops)
+        log.warning("no strong bot's score in advance", exc_info=future.exception())
 
 
 def complete_results(game: Game, state: engine.GameState) -> None:
