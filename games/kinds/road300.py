@@ -104,7 +104,11 @@ def warm_up(game: Game, state: engine.GameState) -> Future | None:
     worker has a backlog; the final move will do it)."""
     if not _bot_score_pending.acquire(blocking=False):
         return None
-    future = _bot_score_worker.submit(bot_score, state.seed, state.grid_version)
+    try:
+        future = _bot_score_worker.submit(bot_score, state.seed, state.grid_version)
+    except RuntimeError:  # the server is shutting down
+        _bot_score_pending.release()
+        return None
     future.add_done_callback(_bot_score_done)
     return future
 
