@@ -26,13 +26,13 @@ Every game is set up and every socket open before the clock starts. The servers'
 to a temporary file, or to the file ``LOADTEST_LOG`` names.
 
 Printed: moves applied per second; the move round trip (send → the ACK and every player's
-STATE of the new seq) at p50/p95/p99; the same for the echo; their ratios; the messages
-the players got per move; the CPU time per move of each part of the system (servers,
-PostgreSQL, Redis, this load generator: all share the machine's cores) and the rate those
-cores allow at that cost. Then an echo flood (``--flood-sockets`` sockets sending PING after
-PONG with no pause): round trips per second and CPU per round trip, the ceiling of the
-message path alone. Last, on a process of its own, the memory per open socket for
-``--sockets`` idle lobby sockets.
+STATE of the new seq) at p50/p95/p99, and the part until the mover's ACK; the same for the
+echo; their ratios; the messages the players got per move; the CPU time per move of each
+part of the system (servers, PostgreSQL, Redis, this load generator: all share the machine's
+cores) and the rate those cores allow at that cost. Then an echo flood (``--flood-sockets``
+sockets sending PING after PONG with no pause): round trips per second and CPU per round
+trip, the ceiling of the message path alone. Last, on a process of its own, the memory per
+open socket for ``--sockets`` idle lobby sockets.
 """
 
 from __future__ import annotations
@@ -269,6 +269,7 @@ class Table:
                 player.pending.pop(ref, None)
                 self.stats.refused["no answer"] = self.stats.refused.get("no answer", 0) + 1
                 continue
+            self.stats.acks.append(time.perf_counter() - started)
             if reply["type"] != "ACK":
                 self.stats.refused[reply.get("code")] = (
                     self.stats.refused.get(reply.get("code"), 0) + 1
@@ -301,6 +302,7 @@ class Table:
 class Stats:
     moves: list[float] = field(default_factory=list)  # round trips of applied moves
     echoes: list[float] = field(default_factory=list)
+    acks: list[float] = field(default_factory=list)  # send → the mover's ACK (or ERROR)
     refused: dict[str, int] = field(default_factory=dict)
     games: int = 0
     resyncs: int = 0  # STATEs a client asked for after waiting RESYNC_AFTER
@@ -431,7 +433,8 @@ def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None
         f"games finished: {stats.games}; refused: {stats.refused or 'none'};"
         f" resyncs: {stats.resyncs}"
     )
-    for name, values in (("move round trip", moves), ("echo round trip", echoes)):
+    rows = (("move round trip", moves), ("of it the ACK", stats.acks), ("echo round trip", echoes))
+    for name, values in rows:
         print(
             f"{name}: p50 {percentile(values, 0.5) * 1000:.1f} ms, "
             f"p95 {percentile(values, 0.95) * 1000:.1f} ms, "
