@@ -70,6 +70,7 @@ def ui_strings() -> dict:
         "your_second_card": _("Your turn: take your second wheel card."),
         "your_choose_destinations": _("Your turn: choose the destination cards to keep."),
         "their_turn": _("{name}'s turn."),
+        "chat_unread": _("{count} new"),
         "their_second_card": _("{name} is taking a second wheel card."),
         "their_choose_destinations": _("{name} is choosing destination cards."),
         "preparation_you": _("Choose your short destination cards: keep all three or two."),

@@ -87,6 +87,7 @@ const { createTable } = await import(root.dataset.tableScript);
 
 const feed = new Feed($("feed"));
 const chat = new Chat($("chat"), document.documentElement.lang);
+const unread = unreadCounter($("chat-panel"), $("chat-unread"), T.chat_unread);
 const table = createTable({
   root,
   strings: T,
@@ -107,7 +108,9 @@ const client = createClient({
     feed.replace(events);
     chat.replace(lines);
   },
-  onChat: (line) => chat.add(line),
+  onChat(line) {
+    if (chat.add(line) && line.player !== userId) unread.add();
+  },
   onError: (code, message) => showNotice(errorText(code, message)),
   onOpen() {
     $("connection-banner").hidden = true;
@@ -266,6 +269,29 @@ $("confirm-form").addEventListener("submit", (event) => {
 });
 
 // ------------------------------------------------------------------ waiting room and chat
+
+// Other people's chat lines that came while the chat was folded away: a count on its heading
+// until it is opened.
+function unreadCounter(panel, badge, words) {
+  let count = 0;
+  const show = () => {
+    badge.textContent = format(words, { count });
+    badge.hidden = count === 0;
+  };
+  panel.addEventListener("toggle", () => {
+    if (panel.open) {
+      count = 0;
+      show();
+    }
+  });
+  return {
+    add() {
+      if (panel.open) return;
+      count += 1;
+      show();
+    },
+  };
+}
 
 async function post(url) {
   const response = await fetch(url, {

@@ -162,6 +162,32 @@ def test_on_a_phone_nothing_overlaps_nothing_scrolls_sideways_and_feed_and_chat_
     assert page.evaluate(OVERLAPS, folds) == []
 
 
+def test_a_folded_chat_counts_other_peoples_new_lines_until_it_is_opened(new_page):
+    page = new_page("Pia", lang="en", width=375, height=812)
+    game_id = open_game(page)
+    keep_all_cards(page)
+    assert not is_open(page, "#chat-panel")
+    unread = page.locator("#chat-unread")
+    expect(unread).to_be_hidden()
+
+    guest = new_page("Quirin", lang="en")  # watching the same game, with the chat open
+    guest.goto(f"/games/{game_id}/")
+    for text in ("Hoi", "Wie gohts?"):
+        guest.locator("#chat-text").fill(text)
+        guest.locator("#chat-text").press("Enter")
+        expect(guest.locator("#chat li .chat-text").last).to_have_text(text)
+    expect(unread).to_have_text("2 new")
+    expect(page.locator("#chat-panel > summary")).to_contain_text("Chat 2 new")
+
+    page.locator("#chat-panel > summary").click()  # opened: read
+    expect(page.locator("#chat li .chat-text")).to_have_text(["Hoi", "Wie gohts?"])
+    expect(unread).to_be_hidden()
+    page.locator("#chat-panel > summary").click()  # folded again: the count starts afresh
+    guest.locator("#chat-text").fill("Super")
+    guest.locator("#chat-text").press("Enter")
+    expect(unread).to_have_text("1 new")
+
+
 def test_on_a_wide_screen_the_feed_and_chat_start_open(new_page):
     page = new_page("Olga", lang="en", width=1280, height=800)
     open_game(page)

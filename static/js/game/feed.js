@@ -84,11 +84,13 @@ export class Chat {
     scrollToEnd(this.list);
   }
 
+  // True when the line is new (a line sent again after a reconnect is not shown twice).
   add(line) {
     const key = this.key(line);
-    if (this.seen.has(key)) return;
+    if (this.seen.has(key)) return false;
     this.seen.add(key);
     this.list.append(this.entry(line));
     scrollToEnd(this.list);
+    return true;
   }
 }
