@@ -287,6 +287,15 @@ def test_R6_4_with_two_players_the_other_road_of_a_built_double_shows_closed(new
     expect(page.locator("#road-tip .road-tip-status")).to_contain_text("Closed")
     expect(page.locator("#road-tip .road-tip-status")).to_contain_text("Bot")
 
+    # A screen reader hears every road by its name, the builder's too, never the wheels'
+    # letters one by one.
+    bot = page.locator("#players li.player:not(.me) .player-name").inner_text()
+    expect(page.get_by_role("img", name=re.compile(f"built by {bot}$"))).to_have_count(1)
+    expect(page.get_by_role("img", name=re.compile(r"^.+–.+: .*Closed"))).to_have_count(1)
+    assert page.locator("#board g.road:not([aria-label])").count() == 0
+    assert page.locator('#board .wheel-letter:not([aria-hidden="true"])').count() == 0
+    assert re.search(r"\b[A-Z] [A-Z] [A-Z]\b", page.locator("#board").aria_snapshot()) is None
+
 
 def test_R6_3_with_four_players_the_other_road_of_a_double_stays_open_and_owners_differ_by_pattern(
     new_page,

@@ -277,6 +277,7 @@ export class BoardView {
         "text-anchor": "middle",
         "dominant-baseline": "central",
         y: 0.4,
+        "aria-hidden": "true", // the road's name says it
       });
       const wheel = svg(
         "g",
@@ -465,14 +466,14 @@ export class BoardView {
       group.classList.toggle("built", Boolean(owner));
       group.classList.toggle("closed", closed);
       group.classList.toggle("double-open", !owner && Boolean(other) && !closed);
+      // Every road has a name for screen readers; the ones that can be built are buttons.
+      group.setAttribute("aria-label", label);
       if (canBuild) {
         group.setAttribute("tabindex", "0");
         group.setAttribute("role", "button");
-        group.setAttribute("aria-label", label);
       } else {
         group.removeAttribute("tabindex");
-        group.removeAttribute("role");
-        group.removeAttribute("aria-label");
+        group.setAttribute("role", "img");
       }
     }
     this.root.classList.toggle("pointing", this.hovered !== null && buildable.has(this.hovered));
