@@ -6,6 +6,8 @@
 //
 //   const client = createClient({ path, state, onChange, onEvent, ... });
 //   client.sendMove({ type: "VOTE_END", end: true });
+//   client.busy       a move is on its way, or the socket is not open: the buttons wait
+//   client.connected  the socket is open
 //
 // Callbacks (each optional but onChange):
 //   onChange()                the state, the busy flag or the connection changed: draw again
@@ -176,6 +178,9 @@ export function createClient({
     // dropped): a click then would be lost, so the buttons wait for the connection.
     get busy() {
       return Boolean(busy) || !socket.isOpen;
+    },
+    get connected() {
+      return socket.isOpen;
     },
     sendMove,
     send,

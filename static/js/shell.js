@@ -160,6 +160,8 @@ function render() {
   }
 
   table.render(state, { busy: client.busy });
+  // A line sent while the socket is not open would be lost: the button waits, the text stays.
+  $("chat-send").disabled = !client.connected;
   renderVote(state);
   renderSeat(state);
   renderEnd(state);

@@ -87,6 +87,13 @@ def wait_until_connected(page: Page) -> None:
     expect(page.locator("#feed li.feed-dealt")).to_have_count(1)
 
 
+def say(page: Page, text: str) -> None:
+    """A line in the game's chat, once the page's socket is open (the button waits for it)."""
+    expect(page.locator("#chat-send")).to_be_enabled()
+    page.locator("#chat-text").fill(text)
+    page.locator("#chat-text").press("Enter")
+
+
 def hand_size(page: Page) -> int:
     return sum(int(text) for text in page.locator("#hand .hand-count").all_inner_texts())
 

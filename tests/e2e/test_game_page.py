@@ -85,9 +85,11 @@ def test_the_table_waits_for_its_socket_before_it_offers_a_move(new_page):
     # A click now would be lost: the choice of cards waits, and so does the deck.
     expect(page.locator("#keep-dialog")).to_be_hidden()
     expect(page.locator("#deck-button")).to_be_disabled()
+    expect(page.locator("#chat-send")).to_be_disabled()  # a line of chat waits too
     assert page.locator("#notice").is_hidden()
 
     page.evaluate("() => window.openSockets()")
+    expect(page.locator("#chat-send")).to_be_enabled()
     dialog = page.locator("#keep-dialog")
     expect(dialog).to_be_visible()
     dialog.locator("#keep-confirm").click()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import game_against_a_bot, hand_size, wait_for_hand_size
+from tests.e2e.helpers import game_against_a_bot, hand_size, say, wait_for_hand_size
 
 BUILDABLE = '#board g.road.buildable[tabindex="0"]'
 
@@ -152,8 +152,7 @@ def test_on_a_phone_nothing_overlaps_nothing_scrolls_sideways_and_feed_and_chat_
 
     # An open chat works as before, and still nothing scrolls sideways.
     page.locator("#chat-panel > summary").click()
-    page.locator("#chat-text").fill("Hoi zäme")
-    page.locator("#chat-text").press("Enter")
+    say(page, "Hoi zäme")
     expect(page.locator("#chat li .chat-text").last).to_have_text("Hoi zäme")
     page.locator("#feed-panel > summary").click()
     expect(page.locator("#feed li.feed-dealt")).to_be_visible()
@@ -173,8 +172,7 @@ def test_a_folded_chat_counts_other_peoples_new_lines_until_it_is_opened(new_pag
     guest = new_page("Quirin", lang="en")  # watching the same game, with the chat open
     guest.goto(f"/games/{game_id}/")
     for text in ("Hoi", "Wie gohts?"):
-        guest.locator("#chat-text").fill(text)
-        guest.locator("#chat-text").press("Enter")
+        say(guest, text)
         expect(guest.locator("#chat li .chat-text").last).to_have_text(text)
     expect(unread).to_have_text("2 new")
     expect(page.locator("#chat-panel > summary")).to_contain_text("Chat 2 new")
@@ -183,8 +181,7 @@ def test_a_folded_chat_counts_other_peoples_new_lines_until_it_is_opened(new_pag
     expect(page.locator("#chat li .chat-text")).to_have_text(["Hoi", "Wie gohts?"])
     expect(unread).to_be_hidden()
     page.locator("#chat-panel > summary").click()  # folded again: the count starts afresh
-    guest.locator("#chat-text").fill("Super")
-    guest.locator("#chat-text").press("Enter")
+    say(guest, "Super")
     expect(unread).to_have_text("1 new")
 
 

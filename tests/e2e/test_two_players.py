@@ -20,6 +20,7 @@ from tests.e2e.helpers import (
     player_row,
     player_stat,
     record_dialogs,
+    say,
     switch_language,
     wait_for_hand_size,
     wait_until_connected,
@@ -262,8 +263,7 @@ def test_two_people_play_from_the_front_page_to_the_end_and_the_ranking_updates(
     expect(alice.locator("#board g.road.built")).to_have_count(2)
 
     # Chat with markup in it is text in the other browser.
-    bob.locator("#chat-text").fill(XSS_NAME)
-    bob.locator("#chat-text").press("Enter")
+    say(bob, XSS_NAME)
     line = alice.locator("#chat li").last
     expect(line.locator(".chat-text")).to_have_text(XSS_NAME)
     expect(line.locator(".chat-name")).to_have_text(bob.name)
