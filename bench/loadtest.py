@@ -63,6 +63,7 @@ from games import registry  # noqa: E402
 from ratumrad_site import cluster  # noqa: E402
 from tests.real_server import http_json, server_database  # noqa: E402
 
+DEFAULT_PLAYERS = {"ratumrad": 2, "rage": 4}  # per kind; else the kind's least
 SERVER_ENV = {
     "DJANGO_DEBUG": "0",  # DEBUG keeps every SQL query in memory
     "DJANGO_SECRET_KEY": "loadtest-" + secrets.token_hex(16),
@@ -74,7 +75,6 @@ SERVER_ENV = {
     "PYTHONUNBUFFERED": "1",
 }
 ECHO_SOCKETS = 8
-DEFAULT_PLAYERS = {"ratumrad": 2, "rage": 4}  # else the kind's least
 ECHO_PAUSE = 0.05  # seconds between an echo socket's pings
 CONNECT_TIMEOUT = 60
 RESYNC_AFTER = 10.0  # seconds a client waits for a STATE before it asks with SYNC
