@@ -1,43 +1,27 @@
-"""The activity feed: one sentence per game event, in the active language.
+"""The activity feed's sentences for the site's own events, the same in every kind of game:
+``joined``, ``left``, ``aborted``, ``autopilot_on`` and ``autopilot_off``.
 
-Events come from the engine (and the site's ``dealt`` and ``aborted``) and hold only public
-data (R9.1). The sentences are English source strings with named placeholders; the German
-catalog translates them. Call :func:`describe` inside ``translation.override(language)``.
+Each kind's glue (``games.kinds.<kind>.describe``) writes the sentences of its engine's
+events and leaves the rest to :func:`describe` (``games.kinds.describe_with``). Events hold
+only public data (R9.1). The sentences are English source strings with named placeholders;
+the German catalog translates them. Call :func:`describe` inside
+``translation.override(language)``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.utils.translation import gettext, gettext_lazy, ngettext
-
-from games.ratumrad.board import Board
-
-# Card colours as words (R1.4); the joker is a colour of its own in a hand.
-COLOR_NAMES = {
-    "red": gettext_lazy("red"),
-    "blue": gettext_lazy("blue"),
-    "orange": gettext_lazy("orange"),
-    "green": gettext_lazy("green"),
-    "yellow": gettext_lazy("yellow"),
-    "pink": gettext_lazy("pink"),
-    "black": gettext_lazy("black"),
-    "white": gettext_lazy("white"),
-    "joker": gettext_lazy("joker"),
-}
+from django.utils.translation import gettext
 
 
-def color_name(color: str | None) -> str:
-    return str(COLOR_NAMES.get(color or "", color or "?"))
-
-
-def describe(event: dict, names: dict[int, str], board: Board) -> str:
+def describe(event: dict, names: dict[int, str]) -> str:
     """A sentence for the activity feed about ``event``; never raises on odd data."""
     writer = _WRITERS.get(event.get("kind", ""))
     if writer is None:
         return gettext("Something happened: %(kind)s") % {"kind": event.get("kind", "?")}
     try:
-        return writer(event, _Names(names), board)
+        return writer(event, _Names(names))
     except (KeyError, TypeError, ValueError, IndexError):
         return gettext("Something happened: %(kind)s") % {"kind": event.get("kind", "?")}
 
@@ -51,153 +35,25 @@ class _Names:
         return name if name else gettext("someone")
 
 
-def _joined(event: dict, name: _Names, board: Board) -> str:
+def _joined(event: dict, name: _Names) -> str:
     return gettext("%(name)s joined the game.") % {"name": name(event["player"])}
 
 
-def _dealt(event: dict, name: _Names, board: Board) -> str:
-    return gettext("The cards are dealt: everyone chooses their short destination cards.")
-
-
-def _prepared(event: dict, name: _Names, board: Board) -> str:
-    count = event["kept"]
-    return ngettext(
-        "%(name)s kept %(count)d short destination card.",
-        "%(name)s kept %(count)d short destination cards.",
-        count,
-    ) % {"name": name(event["player"]), "count": count}
-
-
-def _game_started(event: dict, name: _Names, board: Board) -> str:
-    return gettext("The game begins: %(name)s starts.") % {"name": name(event["player"])}
-
-
-def _took_wheel(event: dict, name: _Names, board: Board) -> str:
-    if event.get("source") == "face_up":
-        return gettext("%(name)s took a face-up card: %(color)s.") % {
-            "name": name(event["player"]),
-            "color": color_name(event.get("color")),
-        }
-    return gettext("%(name)s took a card from the deck.") % {"name": name(event["player"])}
-
-
-def _display_wiped(event: dict, name: _Names, board: Board) -> str:
-    if event.get("locked"):
-        return gettext(
-            "Three or more jokers were face up: the display was replaced. It stays as it is "
-            "until someone takes a card from it."
-        )
-    return gettext("Three or more jokers were face up: the display was replaced.")
-
-
-def _deck_reshuffled(event: dict, name: _Names, board: Board) -> str:
-    count = event["cards"]
-    return ngettext(
-        "The discard pile was shuffled into a new deck of %(count)d card.",
-        "The discard pile was shuffled into a new deck of %(count)d cards.",
-        count,
-    ) % {"count": count}
-
-
-def _built_road(event: dict, name: _Names, board: Board) -> str:
-    road = board.roads[event["road"]]
-    place = board.location_index
-    return gettext("%(name)s built %(a)s–%(b)s (+%(points)d)") % {
-        "name": name(event["player"]),
-        "a": board.locations[place[road.a]].name,
-        "b": board.locations[place[road.b]].name,
-        "points": event["points"],
-    }
-
-
-def _few_wheels(event: dict, name: _Names, board: Board) -> str:
-    count = event["wheels"]
-    if count == 0:
-        return gettext("%(name)s has no wheels left") % {"name": name(event["player"])}
-    return ngettext(
-        "%(name)s has %(count)d wheel left",
-        "%(name)s has %(count)d wheels left",
-        count,
-    ) % {"name": name(event["player"]), "count": count}
-
-
-def _no_wheel_cards(event: dict, name: _Names, board: Board) -> str:
-    return gettext("%(name)s has no wheel cards left") % {"name": name(event["player"])}
-
-
-def _drew_destinations(event: dict, name: _Names, board: Board) -> str:
-    count = event["count"]
-    return ngettext(
-        "%(name)s drew %(count)d destination card.",
-        "%(name)s drew %(count)d destination cards.",
-        count,
-    ) % {"name": name(event["player"]), "count": count}
-
-
-def _kept_destinations(event: dict, name: _Names, board: Board) -> str:
-    count = event["kept"]
-    return ngettext(
-        "%(name)s kept %(count)d destination card.",
-        "%(name)s kept %(count)d destination cards.",
-        count,
-    ) % {"name": name(event["player"]), "count": count}
-
-
-def _final_round(event: dict, name: _Names, board: Board) -> str:
-    count = event["wheels"]
-    return ngettext(
-        "%(name)s has %(count)d wheel left: the final round begins, everyone has one more turn.",
-        "%(name)s has %(count)d wheels left: the final round begins, everyone has one more turn.",
-        count,
-    ) % {"name": name(event["player"]), "count": count}
-
-
-def _passed(event: dict, name: _Names, board: Board) -> str:
-    return gettext("%(name)s cannot do anything and passes.") % {"name": name(event["player"])}
-
-
-def _voted_end(event: dict, name: _Names, board: Board) -> str:
-    if event.get("end"):
-        return gettext("%(name)s votes to end the game.") % {"name": name(event["player"])}
-    return gettext("%(name)s takes back the vote to end the game.") % {
-        "name": name(event["player"])
-    }
-
-
-_ENDINGS = {
-    "final_round": gettext_lazy("The game is over."),
-    "vote": gettext_lazy("The game is over: everyone voted to end it."),
-    "all_passed": gettext_lazy("The game is over: nobody could move any more."),
-    "admin": gettext_lazy("The game is over: an administrator ended it."),
-}
-
-
-def _game_over(event: dict, name: _Names, board: Board) -> str:
-    ending = _ENDINGS.get(event.get("reason"), gettext_lazy("The game is over."))
-    winners = event.get("winners") or []
-    if not winners:
-        return str(ending)
-    won = ngettext("Winner: %(names)s.", "Winners: %(names)s.", len(winners)) % {
-        "names": ", ".join(name(player) for player in winners)
-    }
-    return f"{ending} {won}"
-
-
-def _aborted(event: dict, name: _Names, board: Board) -> str:
+def _aborted(event: dict, name: _Names) -> str:
     return gettext("The game was called off.")
 
 
-def _autopilot_on(event: dict, name: _Names, board: Board) -> str:
+def _autopilot_on(event: dict, name: _Names) -> str:
     return gettext("%(name)s ran out of time: the computer plays for them until they are back.") % {
         "name": name(event["player"])
     }
 
 
-def _autopilot_off(event: dict, name: _Names, board: Board) -> str:
+def _autopilot_off(event: dict, name: _Names) -> str:
     return gettext("%(name)s is back and plays again.") % {"name": name(event["player"])}
 
 
-def _left(event: dict, name: _Names, board: Board) -> str:
+def _left(event: dict, name: _Names) -> str:
     if event.get("replaced"):
         return gettext("%(name)s left the game: the computer plays their seat to the end.") % {
             "name": name(event["player"])
@@ -205,23 +61,8 @@ def _left(event: dict, name: _Names, board: Board) -> str:
     return gettext("%(name)s left the game.") % {"name": name(event["player"])}
 
 
-_WRITERS: dict[str, Callable[[dict, _Names, Board], str]] = {
+_WRITERS: dict[str, Callable[[dict, _Names], str]] = {
     "joined": _joined,
-    "dealt": _dealt,
-    "prepared": _prepared,
-    "game_started": _game_started,
-    "took_wheel": _took_wheel,
-    "display_wiped": _display_wiped,
-    "deck_reshuffled": _deck_reshuffled,
-    "built_road": _built_road,
-    "few_wheels": _few_wheels,
-    "no_wheel_cards": _no_wheel_cards,
-    "drew_destinations": _drew_destinations,
-    "kept_destinations": _kept_destinations,
-    "final_round": _final_round,
-    "passed": _passed,
-    "voted_end": _voted_end,
-    "game_over": _game_over,
     "aborted": _aborted,
     "autopilot_on": _autopilot_on,
     "autopilot_off": _autopilot_off,

@@ -64,7 +64,7 @@ def describe_with(
     data."""
     writer = writers.get(event.get("kind", ""))
     if writer is None:
-        return feed.describe(event, names, None)  # the site's own events (joined, left, ...)
+        return feed.describe(event, names)  # the site's own events (joined, left, ...)
     try:
         return writer(event, lambda player: names.get(player, "") or gettext("someone"))
     except (KeyError, TypeError, ValueError, IndexError):
