@@ -1,4 +1,5 @@
-"""Rat um Rad's glue: seats, built roads and destination cards mirror the engine state."""
+"""Rat um Rad's glue: seats, built roads and destination cards mirror the engine state; the
+activity feed's sentences for its events."""
 
 from __future__ import annotations
 
