@@ -104,13 +104,12 @@ def game_changed(
     )
 
 
-def lobby_changed(game: Game | None = None, users: Iterable[int] | None = None) -> None:
-    """The lobby's list of games changed (``game``'s entry). A private game is listed only to
-    the people who sit in it: given ``users`` (its seats' users, and whoever just left it), only
-    their lobby sockets read the list again; without, every lobby socket does."""
+def lobby_changed(users: Iterable[int] | None = None) -> None:
+    """The lobby's list of games changed: with ``users`` (a private game's entry), only their
+    lobby sockets read the list again; without, every lobby socket does."""
     message: dict = {"type": "lobby.games"}
-    if game is not None and game.private and users is not None:
-        message["users"] = sorted(set(users))
+    if users is not None:
+        message["users"] = list(users)
     _send(LOBBY_GROUP, message)
 
 

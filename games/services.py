@@ -116,12 +116,12 @@ def _lobby_changed(
 ) -> None:
     """Tell the lobby once the change is committed. A private game's entry is listed only to
     its players: ``users``, who sit in it (read now when not given), and ``also``, who just
-    left it."""
+    left it; a public game's change reaches every lobby socket."""
+    listed_to = None
     if game.private:
-        if users is None:
-            users = game.seats.values_list("user_id", flat=True)
-        users = [*users, *also]
-    _after_commit(lambda: broadcast.lobby_changed(game, users))
+        seated = game.seats.values_list("user_id", flat=True) if users is None else users
+        listed_to = sorted({*seated, *also})
+    _after_commit(lambda: broadcast.lobby_changed(listed_to))
 
 
 def _seat_of(seats: list[Seat], user: AbstractBaseUser) -> Seat:
