@@ -12,6 +12,10 @@ database's backend process.
 
 Then, as a floor, the same figures for the least a durable move needs, in plain SQL with no
 ORM and no rules: lock the game row, write a state of the same size and one log row, commit.
+
+``--compare`` (PostgreSQL) makes every other move under the game row's lock, as SQLite does,
+instead of in one guarded statement (``rows.guarded``), and prints the figures of each way:
+taken turn about in one run, the two share whatever the machine is doing meanwhile.
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ os.environ.setdefault("DJANGO_SECURE", "0")
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=200)
+    parser.add_argument(
+        "--compare", action="store_true", help="every other move under the lock (PostgreSQL)"
+    )
     args = parser.parse_args()
 
     import django
@@ -63,6 +70,9 @@ def main() -> None:
     backend = backend_pid()  # the connection stays open: DEBUG is off, no request ends it
     backend_cpu = 0.0
     statements: list[int] = []
+    ways = ("guarded", "locked") if args.compare else ("",)
+    by_way = {way: {"times": [], "cpu": [], "backend": 0.0} for way in ways}
+    tries = services.UNLOCKED_TRIES
     state_bytes: list[int] = []
 
     def count(execute, sql, params, many, context):
@@ -79,6 +89,8 @@ def main() -> None:
         movers = [p.id for p in state.players if engine.turn_moves(state, p.id)]
         mover = rng.choice(movers)
         move = rng.choice(engine.turn_moves(state, mover))
+        way = ways[len(times) % len(ways)]
+        services.UNLOCKED_TRIES = 0 if way == "locked" else tries
         backend_started = cpu_seconds(backend)
         statements.append(0)
         started, cpu = time.perf_counter(), time.process_time()
@@ -87,6 +99,9 @@ def main() -> None:
         times.append(time.perf_counter() - started)
         cpu_times.append(time.process_time() - cpu)
         backend_cpu += cpu_seconds(backend) - backend_started
+        by_way[way]["times"].append(times[-1])
+        by_way[way]["cpu"].append(cpu_times[-1])
+        by_way[way]["backend"] += cpu_seconds(backend) - backend_started
         game.refresh_from_db()
         state_bytes.append(len(json.dumps(game.state)))
     times.sort()
@@ -102,6 +117,15 @@ def main() -> None:
     print(f"CPU per move in this process: {cpu * 1000:.2f} ms (one core: {1 / cpu:.0f} moves/s)")
     if backend is not None:
         print(f"CPU per move in the database backend: {backend_cpu / len(times) * 1000:.2f} ms")
+    if args.compare:
+        for way, figures in by_way.items():
+            moves = len(figures["times"])
+            print(
+                f"{way}: {moves} moves, median {statistics.median(figures['times']) * 1000:.2f} ms;"
+                f" CPU per move {statistics.mean(figures['cpu']) * 1000:.2f} ms here,"
+                f" {figures['backend'] / moves * 1000:.2f} ms in the database backend"
+            )
+    if backend is not None:
         floor(game, users[0], backend, args.moves)
 
 

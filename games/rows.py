@@ -11,6 +11,13 @@ project listens to for these models.
 
 Inside ``batch()`` the writes wait and go to the database together when it ends: on
 PostgreSQL as one statement (data-modifying ``WITH`` parts), elsewhere one after the other.
+
+``guarded()`` is a batch for a row read without a lock (``fetch_versioned``): on PostgreSQL
+its writes are one statement that first locks the row and writes only if the row is still
+the version read (its ``xmin``, which every update of the row changes); else nothing is
+written and ``Changed`` is raised. The statement commits on its own (autocommit), so an
+optimistic change is two round trips, the read and the write, instead of five (``BEGIN``,
+lock, read, write, ``COMMIT``).
 """
 
 from __future__ import annotations
@@ -19,9 +26,10 @@ import contextlib
 import functools
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Model
 
 M = TypeVar("M", bound=Model)
@@ -32,7 +40,27 @@ def _db():
     return connections[DEFAULT_DB_ALIAS]
 
 
-_pending = threading.local()  # .writes: the batch's (sql, params), or None outside one
+class Changed(Exception):
+    """A guarded batch found its row changed since it was read: it wrote nothing."""
+
+
+_pending = threading.local()
+# .writes: the batch's writes, or None outside one; .guard: the guarded row's (model, pk,
+# version), or None; .callbacks: what ``on_commit`` was given inside a guarded batch.
+
+
+@dataclass(frozen=True)
+class _Write:
+    sql: str
+    params: list
+    guarded_sql: str  # the same write, made only if the ``guard`` part found its row
+    row: tuple | None = None  # an update's (model, pk)
+    fields: tuple[str, ...] = ()  # and its fields
+
+
+def can_guard() -> bool:
+    """Whether this database can make guarded writes (PostgreSQL)."""
+    return _db().vendor == "postgresql"
 
 
 @contextlib.contextmanager
@@ -49,31 +77,95 @@ def batch() -> Iterator[None]:
     _execute_all(writes)
 
 
-def _write(sql: str, params: list) -> None:
+@contextlib.contextmanager
+def guarded(instance: Model) -> Iterator[None]:
+    """A batch whose writes are made only if ``instance``'s row (from ``fetch_versioned``) is
+    unchanged: one statement, which raises ``Changed`` (and writes nothing) if it was changed.
+
+    ``on_commit`` callbacks registered inside are registered once the writes are made. Only
+    where ``can_guard()``; not inside another batch.
+    """
+    if not can_guard():
+        raise RuntimeError("guarded writes need PostgreSQL")
+    if getattr(_pending, "writes", None) is not None:
+        raise RuntimeError("a guarded batch cannot be inside another batch")
+    _pending.writes, _pending.callbacks = writes, callbacks = [], []
+    _pending.guard = (type(instance), instance.pk, instance._row_version)
+    try:
+        yield
+    finally:
+        guard = _pending.guard
+        _pending.writes = _pending.callbacks = _pending.guard = None
+    _execute_guarded(guard, writes)
+    for func in callbacks:
+        transaction.on_commit(func, robust=True)
+
+
+def on_commit(func: Callable[[], Any]) -> None:
+    """``transaction.on_commit(func, robust=True)``; inside a guarded batch, once its writes
+    are made (or never, if they are not). Outside a transaction it runs at once."""
+    callbacks = getattr(_pending, "callbacks", None)
+    if callbacks is not None:
+        callbacks.append(func)
+        return
+    transaction.on_commit(func, robust=True)
+
+
+def _write(write: _Write) -> None:
     writes = getattr(_pending, "writes", None)
     if writes is not None:
-        writes.append((sql, params))
+        writes.append(write)
         return
     with _db().cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(write.sql, write.params)
 
 
-def _execute_all(writes: list[tuple[str, list]]) -> None:
+def _execute_all(writes: list[_Write]) -> None:
     db = _db()
     if not writes:
         return
     with db.cursor() as cursor:
         if db.vendor != "postgresql" or len(writes) == 1:
-            for sql, params in writes:
-                cursor.execute(sql, params)
+            for write in writes:
+                cursor.execute(write.sql, write.params)
             return
         # One statement, one round trip: PostgreSQL runs every data-modifying WITH part
         # exactly once, whether the main statement reads it or not. No two parts touch the
         # same row (a move's log rows, its game, its seats).
-        *parts, (last, last_params) = writes
-        parts_sql = ", ".join(f"w{index} AS ({sql})" for index, (sql, _) in enumerate(parts))
-        params = [param for _, part_params in parts for param in part_params]
-        cursor.execute(f"WITH {parts_sql} {last}", [*params, *last_params])
+        *parts, last = writes
+        parts_sql = ", ".join(f"w{index} AS ({write.sql})" for index, write in enumerate(parts))
+        params = [param for write in parts for param in write.params]
+        cursor.execute(f"WITH {parts_sql} {last.sql}", [*params, *last.params])
+
+
+GUARD = "EXISTS (SELECT 1 FROM guard)"
+
+
+def _execute_guarded(guard: tuple[type[Model], Any, str], writes: list[_Write]) -> None:
+    # The guard part locks the row first (every write part waits for it: they all ask
+    # for its answer) and finds it only if no other change was committed since it was read.
+    # A change that commits while the guard waits for its lock is seen too: after the
+    # wait, PostgreSQL checks the row's newest version against the condition again.
+    model, pk, version = guard
+    parts = [
+        _guard_sql(model),
+        *(f"w{index} AS ({write.guarded_sql})" for index, write in enumerate(writes)),
+    ]
+    params = [pk, version, *(param for write in writes for param in write.params)]
+    with _db().cursor() as cursor:
+        cursor.execute(f"WITH {', '.join(parts)} SELECT count(*) FROM guard", params)
+        (found,) = cursor.fetchone()
+    if not found:
+        raise Changed(f"{model._meta.label} {pk} changed since it was read")
+
+
+@functools.cache
+def _guard_sql(model: type[Model]) -> str:
+    meta, quote = model._meta, _db().ops.quote_name
+    return (
+        f"guard AS (SELECT 1 FROM {quote(meta.db_table)} WHERE {quote(meta.pk.column)} = %s"
+        " AND xmin = %s::xid FOR UPDATE)"
+    )
 
 
 @functools.cache
@@ -87,20 +179,39 @@ def _update_sql(model: type[Model], fields: tuple[str, ...], vendor: str) -> tup
 
 def update(instance: Model, fields: Sequence[str]) -> None:
     """``instance.save(update_fields=fields)`` for a row that exists."""
-    db = _db()
-    sql, columns = _update_sql(type(instance), tuple(fields), db.vendor)
+    db, row, fields = _db(), (type(instance), instance.pk), tuple(fields)
+    writes = getattr(_pending, "writes", None) or []
+    earlier = next((index for index, write in enumerate(writes) if write.row == row), None)
+    if earlier is not None:
+        # One statement must not update a row twice (PostgreSQL would make only one of the
+        # two): the row's earlier update in this batch takes these fields too.
+        fields = (
+            *writes[earlier].fields,
+            *(name for name in fields if name not in writes[earlier].fields),
+        )
+    sql, columns = _update_sql(type(instance), fields, db.vendor)
     values = [field.get_db_prep_save(field.pre_save(instance, False), db) for field in columns]
-    _write(sql, [*values, instance.pk])
+    write = _Write(sql, [*values, instance.pk], f"{sql} AND {GUARD}", row, fields)
+    if earlier is None:
+        _write(write)
+    else:
+        writes[earlier] = write
 
 
 @functools.cache
-def _insert_sql(model: type[Model], count: int, vendor: str) -> tuple[str, list]:
-    meta, quote = model._meta, _db().ops.quote_name
+def _insert_sql(model: type[Model], count: int, vendor: str) -> tuple[str, str, list]:
+    """The statement, its guarded form (PostgreSQL), and the columns it fills."""
+    db = _db()
+    meta, quote = model._meta, db.ops.quote_name
     columns = [field for field in meta.concrete_fields if not field.primary_key]
     row = "(" + ", ".join(["%s"] * len(columns)) + ")"
     names = ", ".join(quote(field.column) for field in columns)
-    sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES " + ", ".join([row] * count)
-    return sql, columns
+    start = f"INSERT INTO {quote(meta.db_table)} ({names})"
+    # The guarded form takes its rows from a VALUES list, whose parameters no longer get
+    # their types from the table's columns: they are cast.
+    typed = "(" + ", ".join(f"CAST(%s AS {field.cast_db_type(db)})" for field in columns) + ")"
+    guarded = f"{start} SELECT * FROM (VALUES {', '.join([typed] * count)}) AS new WHERE {GUARD}"
+    return f"{start} VALUES " + ", ".join([row] * count), guarded, columns
 
 
 def insert(instances: Sequence[Model]) -> None:
@@ -108,13 +219,13 @@ def insert(instances: Sequence[Model]) -> None:
     if not instances:
         return
     db = _db()
-    sql, columns = _insert_sql(type(instances[0]), len(instances), db.vendor)
+    sql, guarded_sql, columns = _insert_sql(type(instances[0]), len(instances), db.vendor)
     params = [
         field.get_db_prep_save(field.pre_save(instance, True), db)
         for instance in instances
         for field in columns
     ]
-    _write(sql, params)
+    _write(_Write(sql, params, guarded_sql))
 
 
 def update_where(model: type[Model], values: dict[str, Any], where: dict[str, Any]) -> None:
@@ -129,14 +240,15 @@ def update_where(model: type[Model], values: dict[str, Any], where: dict[str, An
         params.append(field.get_db_prep_save(value, db))
     condition, condition_params = _where(model, where)
     sql = f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} WHERE {condition}"
-    _write(sql, [*params, *condition_params])
+    _write(_Write(sql, [*params, *condition_params], f"{sql} AND {GUARD}"))
 
 
 def delete_where(model: type[Model], where: dict[str, Any]) -> None:
     """``model.objects.filter(**where).delete()`` (as ``update_where``) for rows that nothing
     refers to and no signal watches."""
     condition, params = _where(model, where)
-    _write(f"DELETE FROM {_db().ops.quote_name(model._meta.db_table)} WHERE {condition}", params)
+    sql = f"DELETE FROM {_db().ops.quote_name(model._meta.db_table)} WHERE {condition}"
+    _write(_Write(sql, params, f"{sql} AND {GUARD}"))
 
 
 def _where(model: type[Model], where: dict[str, Any]) -> tuple[str, list]:
@@ -168,21 +280,32 @@ def columns(model: type[Model], alias: str) -> str:
 def fetch(model: type[M], sql: str, params: Sequence[Any], extra: Sequence[str] = ()) -> list[M]:
     """Instances of ``model`` from ``sql``, whose columns are ``columns(model, ...)`` and then
     one for each name in ``extra`` (set as that attribute, unconverted)."""
+    count = len(model._meta.concrete_fields)
+    found = []
+    for row in fetch_rows(sql, params):
+        instance = build(model, row[:count])
+        for name, value in zip(extra, row[count:], strict=True):
+            setattr(instance, name, value)
+        found.append(instance)
+    return found
+
+
+def fetch_rows(sql: str, params: Sequence[Any]) -> list[tuple]:
+    """The rows ``sql`` returns, as the driver gives them (``build`` makes instances)."""
+    with _db().cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def build(model: type[M], values: Sequence[Any]) -> M:
+    """An instance of ``model`` from the values of ``columns(model, ...)``, as a queryset
+    makes it."""
     db = _db()
     names, converters = _converters(model, db.vendor)
-    count = len(names)
-    found = []
-    with db.cursor() as cursor:
-        cursor.execute(sql, params)
-        for row in cursor.fetchall():
-            values = list(row[:count])
-            for index, convert in converters:
-                values[index] = convert(values[index], db)
-            instance = model.from_db(db.alias, names, values)
-            for name, value in zip(extra, row[count:], strict=True):
-                setattr(instance, name, value)
-            found.append(instance)
-    return found
+    values = list(values)
+    for index, convert in converters:
+        values[index] = convert(values[index], db)
+    return model.from_db(db.alias, names, values)
 
 
 @functools.cache
@@ -199,6 +322,9 @@ def lock(model: type[M], pk: Any) -> M | None:
     """``model.objects.select_for_update().get(pk=pk)``, or None if there is no such row."""
     found = fetch(model, _lock_sql(model, _db().vendor), [pk])
     return found[0] if found else None
+
+
+VERSION = "xmin::text"  # a row's version on PostgreSQL, for ``guarded``: ``alias.VERSION``
 
 
 Converter = Callable[[Any, Any], Any]  # (database value, connection) -> Python value

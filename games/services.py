@@ -108,7 +108,7 @@ def kind_of(game: Game) -> registry.GameKind:
 def _after_commit(func) -> None:
     # Robust: a message that cannot go out (Redis down) must not turn a committed change into
     # an error for its sender. The others notice the gap in ``seq`` and ask for the state.
-    transaction.on_commit(func, robust=True)
+    rows.on_commit(func)
 
 
 def _lobby_changed(
@@ -131,11 +131,17 @@ def _seat_of(seats: list[Seat], user: AbstractBaseUser) -> Seat:
     return seat
 
 
+def _game_id(game_id: object) -> int:
+    """``game_id`` if it can be a game's id, else NotFound."""
+    low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
+    if isinstance(game_id, int) and not isinstance(game_id, bool) and low <= game_id <= high:
+        return game_id
+    raise NotFound("there is no game {game}", game=repr(game_id))
+
+
 def _locked(game_id: int) -> Game:
     """The game's row, locked until the transaction ends (``select_for_update``)."""
-    low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
-    number = isinstance(game_id, int) and not isinstance(game_id, bool)
-    game = rows.lock(Game, game_id) if number and low <= game_id <= high else None
+    game = rows.lock(Game, _game_id(game_id))
     if game is None:
         raise NotFound("there is no game {game}", game=repr(game_id))
     return game
@@ -397,18 +403,35 @@ def load_state(game: Game):
 
 @dataclass
 class MoveCheck:
-    """A move that may be tried: the locked game, its seats (with presence), the mover's."""
+    """A move that may be tried: the game, its seats (with presence), the mover's; the game
+    locked, or read with its version (``locked`` false) for a guarded write."""
 
     game: Game
     seats: list[Seat]
     seat: Seat
+    locked: bool = True
+
+
+class _NeedsLock(Exception):
+    """A move read without a lock turned out to end the game: it is made under the lock."""
+
+
+# A move is first tried without a lock this many times (PostgreSQL), each time on a fresh
+# read if another change came first; then it waits for the lock.
+UNLOCKED_TRIES = 3
 
 
 def check_move(
-    *, game_id: int, user: AbstractBaseUser, expect_seq: int | None, by_bot: bool
+    *, game_id: int, user: AbstractBaseUser, expect_seq: int | None, by_bot: bool, lock=True
 ) -> MoveCheck:
-    game = _locked(game_id)
-    seats = selectors.seats_with_presence(game.pk)  # the broadcast needs presence
+    # The broadcast needs the seats' presence.
+    if lock:
+        game = _locked(game_id)
+        seats = selectors.seats_with_presence(game.pk)
+    else:
+        game, seats = selectors.versioned_game_with_seats(_game_id(game_id))
+        if game is None:
+            raise NotFound("there is no game {game}", game=repr(game_id))
     seat = _seat_of(seats, user)
     if by_bot and not seat.computer_plays:
         raise Stale("the person plays this seat again")
@@ -420,7 +443,7 @@ def check_move(
         raise ServiceError("the game has not started yet", "not_started", 409)
     if expect_seq is not None and expect_seq != game.seq:
         raise Stale("the game is at move {seq}, not {expected}", seq=game.seq, expected=expect_seq)
-    return MoveCheck(game, seats, seat)
+    return MoveCheck(game, seats, seat, lock)
 
 
 def do_move(*, checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: bool) -> list:
@@ -431,6 +454,9 @@ def do_move(*, checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: b
         state, events = kind_of(game).engine.apply(state, user.pk, move)
     except EngineError as error:
         raise ServiceError.from_engine(error) from error
+    if not checked.locked and kind_of(game).engine.is_over(state):
+        # The end is scored (ratings, achievements) with the ORM, under the lock.
+        raise _NeedsLock
     if seat.autopilot and not by_bot:
         events = [*_autopilot_off(seat), *events]
     _record(game, state, checked.seats, user, move, events)
@@ -451,15 +477,35 @@ def move_apply(
     from the autopilot; the driver's move for a seat its person has taken back is ``stale``.
     """
     move = {key: value for key, value in move.items() if key not in ("ref", "expect_seq")}
+    args = {"game_id": game_id, "user": user, "expect_seq": expect_seq, "by_bot": by_bot}
+    if rows.can_guard():
+        for _ in range(UNLOCKED_TRIES):
+            try:
+                return _move_unlocked(args, move)
+            except rows.Changed:
+                continue  # another change came between the read and the write
+            except _NeedsLock:
+                break
     with transaction.atomic():
-        checked = check_move(game_id=game_id, user=user, expect_seq=expect_seq, by_bot=by_bot)
+        checked = check_move(**args)
         events = do_move(checked=checked, user=user, move=move, by_bot=by_bot)
+    return MoveResult(seq=checked.game.seq, events=events)
+
+
+def _move_unlocked(args: dict, move: dict) -> MoveResult:
+    """A move read without a lock and written in one guarded statement: two round trips to
+    the database instead of five. Every change of a game's seats while it is played also
+    writes its game row (``_record``, ``_record_seats``, ``do_game_abort``), so the guard on
+    the game row sees those too."""
+    checked = check_move(**args, lock=False)
+    with rows.guarded(checked.game):
+        events = do_move(checked=checked, user=args["user"], move=move, by_bot=args["by_bot"])
     return MoveResult(seq=checked.game.seq, events=events)
 
 
 def _autopilot_off(seat: Seat) -> list[dict]:
     seat.autopilot = False
-    seat.save(update_fields=["autopilot"])
+    rows.update(seat, ["autopilot"])
     return [{"kind": "autopilot_off", "player": seat.user_id}]
 
 

@@ -1,0 +1,175 @@
+"""On PostgreSQL a move is read without a lock and written in one statement that first checks
+that its game row is the version read (``rows.guarded``). A change that commits between a
+move's read and its write makes the move read again and try again: nothing is lost, nothing is
+doubled, and no one's change is written over."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, connections
+
+from games import rows, selectors, services
+from games.models import Event, Game, Move, Seat
+from games.ratumrad import engine
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),  # each change commits, as on the site
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="guarded writes are PostgreSQL's"),
+]
+
+
+def dealt_game(people, count: int = 2) -> Game:
+    game = services.game_create(user=people[0], name="Birsig", max_players=count)
+    for person in people[1:count]:
+        services.game_join(game_id=game.pk, user=person)
+    return services.game_start(game_id=game.pk, user=people[0])
+
+
+def first_legal(game_id: int, user) -> dict:
+    return engine.legal_moves(services.load_state(Game.objects.get(pk=game_id)), user.pk)[0]
+
+
+def count_reads(monkeypatch, between=None) -> list[int]:
+    """The users whose moves were read without a lock, one entry a read; ``between(call)``
+    runs after each read. Reads made inside ``between`` (by bots it sets off) are left out."""
+    calls: list[int] = []
+    check = services.check_move
+    inside = threading.local()
+
+    def counted(**args):
+        checked = check(**args)
+        if args.get("lock", True) or getattr(inside, "between", False):
+            return checked
+        calls.append(args["user"].pk)
+        if between is not None:
+            inside.between = True
+            try:
+                between(len(calls))
+            finally:
+                inside.between = False
+        return checked
+
+    monkeypatch.setattr(services, "check_move", counted)
+    return calls
+
+
+def test_a_guarded_batch_writes_nothing_if_its_row_changed_after_the_read(people):
+    game = dealt_game(people)
+    read, _ = selectors.versioned_game_with_seats(game.pk)
+    Game.objects.filter(pk=game.pk).update(name="Rhein")  # another change, committed
+    told = []
+    with pytest.raises(rows.Changed), rows.guarded(read):
+        rows.insert([Event(game=read, seq=99, kind="left", data={})])
+        read.name = "Wiese"
+        rows.update(read, ["name"])
+        rows.on_commit(lambda: told.append("sent"))
+    assert Game.objects.get(pk=game.pk).name == "Rhein"
+    assert not Event.objects.filter(game=game, seq=99).exists()
+    assert told == []
+
+
+def test_a_guarded_batch_writes_everything_and_then_runs_its_callbacks(people):
+    game = dealt_game(people)
+    read, seats = selectors.versioned_game_with_seats(game.pk)
+    told = []
+    with rows.guarded(read):
+        rows.insert([Event(game=read, seq=99, kind="left", data={})])
+        read.name = "Wiese"
+        rows.update(read, ["name"])
+        rows.on_commit(lambda: told.append(Game.objects.get(pk=game.pk).name))
+        # Two updates of one row in one batch: the second joins the first (one statement
+        # must not update a row twice).
+        seats[0].autopilot = True
+        rows.update(seats[0], ["autopilot"])
+        seats[0].score = 7
+        rows.update(seats[0], ["score"])
+        assert told == []  # nothing is written before the batch ends
+    assert Game.objects.get(pk=game.pk).name == "Wiese"
+    assert Event.objects.filter(game=game, seq=99).exists()
+    assert told == ["Wiese"]
+    seat = Seat.objects.get(pk=seats[0].pk)
+    assert (seat.autopilot, seat.score) == (True, 7)
+    # The row has a new version: the old read can no longer write.
+    with pytest.raises(rows.Changed), rows.guarded(read):
+        rows.update(read, ["name"])
+
+
+def test_a_seat_change_between_a_moves_read_and_its_write_is_kept_and_the_move_made_once(
+    people, monkeypatch
+):
+    alice, bob = people[:2]
+    game = dealt_game(people)
+    seq = game.seq
+
+    def bob_leaves(call: int) -> None:
+        if call == 1:
+            services.game_leave(game_id=game.pk, user=bob)
+
+    reads = count_reads(monkeypatch, bob_leaves)
+    result = services.move_apply(game_id=game.pk, user=alice, move=first_legal(game.pk, alice))
+
+    # The first try found the game changed (bob left, and his stand-in chose his cards) and
+    # wrote nothing; the second read saw both.
+    assert reads[:2] == [alice.pk, alice.pk]
+    assert result.seq == seq + 2
+    moves = list(Move.objects.filter(game=game).order_by("seq").values_list("user_id", "seq"))
+    assert moves[:2] == [(bob.pk, seq + 1), (alice.pk, seq + 2)]
+    bob_seat = Seat.objects.get(game=game, user=bob)
+    assert bob_seat.left and bob_seat.autopilot  # not written over by the move
+    kinds = list(Event.objects.filter(game=game).values_list("kind", flat=True))
+    assert kinds.count("left") == 1
+    state = services.load_state(Game.objects.get(pk=game.pk))
+    assert all(not player.pending for player in state.players)
+
+
+def test_a_move_without_a_change_in_between_is_read_once(people, monkeypatch):
+    alice = people[0]
+    game = dealt_game(people)
+    reads = count_reads(monkeypatch)
+    services.move_apply(game_id=game.pk, user=alice, move=first_legal(game.pk, alice))
+    assert reads == [alice.pk]
+
+
+def test_two_players_moving_at_the_same_moment_both_get_their_move(people, monkeypatch):
+    # In the preparation (R2.4) both players choose their destination cards at once. Both
+    # read the game before either writes; one write finds the game changed and tries again.
+    alice, bob = people[:2]
+    game = dealt_game(people)
+    seq = game.seq
+    moves = {person.pk: first_legal(game.pk, person) for person in (alice, bob)}
+    both_read = threading.Barrier(2, timeout=10)
+    first_read = threading.local()
+
+    def wait_for_the_other(call: int) -> None:
+        if not getattr(first_read, "done", False):
+            first_read.done = True
+            both_read.wait()
+
+    reads = count_reads(monkeypatch, wait_for_the_other)
+    errors: list[BaseException] = []
+
+    def play(person) -> None:
+        try:
+            services.move_apply(game_id=game.pk, user=person, move=moves[person.pk])
+        except BaseException as error:  # reported by the test
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=play, args=(person,)) for person in (alice, bob)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
+    # Two reads at once, and the later writer's second read.
+    assert sorted(reads) in ([alice.pk, alice.pk, bob.pk], [alice.pk, bob.pk, bob.pk])
+    state = services.load_state(Game.objects.get(pk=game.pk))
+    assert state.seq == seq + 2
+    assert sorted(Move.objects.filter(game=game).values_list("seq", flat=True)) == [
+        seq + 1,
+        seq + 2,
+    ]
+    assert all(not player.pending for player in state.players)  # both choices made
