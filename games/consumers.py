@@ -27,6 +27,7 @@ import math
 import re
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from channels.consumer import get_handler_name
@@ -35,7 +36,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, close_old_connections, connection
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
@@ -67,6 +68,33 @@ def parallel_moves() -> bool:
     writer instead of waiting: there every move takes the shared thread.
     """
     return settings.PARALLEL_MOVES and connection.vendor != "sqlite"
+
+
+# The worker threads of parallel moves (as many as asyncio's default executor has).
+_move_threads = ThreadPoolExecutor(thread_name_prefix="moves")
+
+
+def _with_connection(kwargs: dict) -> services.MoveResult:
+    # As ``database_sync_to_async`` does: a broken or expired connection is closed before and
+    # after, and the next query opens a new one.
+    close_old_connections()
+    try:
+        return services.move_apply(**kwargs)
+    finally:
+        close_old_connections()
+
+
+async def apply_move(**kwargs) -> services.MoveResult:
+    """``services.move_apply`` off the event loop: with ``parallel_moves()`` in a worker thread
+    of its own, else in the shared sync thread.
+
+    ``database_sync_to_async`` also copies the task's context variables into the thread and
+    back, which a move does not read: 70-130 against 50 µs of CPU per hop.
+    """
+    if not parallel_moves():
+        return await database_sync_to_async(services.move_apply)(**kwargs)
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_move_threads, _with_connection, kwargs)
 
 
 class Refused(services.ServiceError):
@@ -472,9 +500,9 @@ class GameConsumer(ProtocolConsumer):
         ):
             raise Refused("bad_field", "'expect_seq' must be a whole number")
         self.check_move_rate()
-        result = await database_sync_to_async(
-            services.move_apply, thread_sensitive=not parallel_moves()
-        )(game_id=self.game_id, user=self.user, move=message, expect_seq=expect_seq)
+        result = await apply_move(
+            game_id=self.game_id, user=self.user, move=message, expect_seq=expect_seq
+        )
         # The update itself reaches every client (this one too) through its group.
         await self.send_json({"type": "ACK", "ref": ref, "seq": result.seq})
 
