@@ -40,7 +40,7 @@ def start(sock: socket.socket, env: dict[str, str] | None = None, log=None) -> s
     command = [
         sys.executable,
         "-m",
-        "daphne",
+        "ratumrad_site.serve",
         "--fd",
         str(sock.fileno()),
         "ratumrad_site.asgi:application",

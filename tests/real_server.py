@@ -5,7 +5,8 @@
   server (dropped at the end). Either way ``manage.py migrate`` runs for it first. It is not
   pytest-django's test database: the server sees only what the tests send over HTTP and
   websockets.
-* ``Server`` runs ``python -m daphne -b 127.0.0.1 -p <free port> ratumrad_site.asgi:application``
+* ``Server`` runs daphne (``python -m ratumrad_site.serve -b 127.0.0.1 -p <free port>
+  ratumrad_site.asgi:application``)
   in the repository root with that ``DATABASE_URL`` (and the test process's ``REDIS_URL``),
   waits until it listens and ``/healthz`` answers, and kills it when the ``with`` block ends,
   however it ends. ``kill()`` is a SIGKILL: the server gets no chance to clean up.
@@ -226,7 +227,7 @@ class Server:
                 [
                     sys.executable,
                     "-m",
-                    "daphne",
+                    "ratumrad_site.serve",  # daphne, as the cluster runs it
                     "-b",
                     "127.0.0.1",
                     "-p",

@@ -21,6 +21,7 @@ import random
 import secrets
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 
@@ -830,3 +831,19 @@ async def test_a_redis_restart_loses_no_move_and_clients_resync_by_seq(
                     assert set(seqs) == set(range(1, table.seq + 1)), "a feed entry is missing"
     finally:
         broker.kill()
+
+
+def test_the_server_runs_daphne_on_uvloops_event_loop():
+    # daphne makes its loop when daphne.server is imported; ratumrad_site.serve (which the
+    # cluster, these tests' servers and docs/deploy.md use) sets uvloop's policy first.
+    found = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import ratumrad_site.serve, daphne.server; print(type(daphne.server.twisted_loop))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert found.stdout.strip() == "<class 'uvloop.Loop'>"
