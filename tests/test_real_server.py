@@ -847,3 +847,10 @@ def test_the_server_runs_daphne_on_uvloops_event_loop():
         check=True,
     )
     assert found.stdout.strip() == "<class 'uvloop.Loop'>"
+
+
+def test_the_redis_client_parses_with_hiredis():
+    # The channel layer's client reads every broadcast; hiredis parses it in C.
+    from redis.utils import HIREDIS_AVAILABLE
+
+    assert HIREDIS_AVAILABLE
