@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from games import registry
+from games import contract, registry
 from games.contract import PHASES, BadOption, EngineError
 
 pytestmark = pytest.mark.engine  # neither database nor channel layer
@@ -241,3 +241,18 @@ def test_every_bot_plays_only_legal_moves_from_its_view(kind):
             move = bots[player].choose(view)
             assert move in view["legal"], (name, move)
             engine.apply(state, player, move)
+
+
+def test_a_stored_generator_goes_on_where_it_stopped_from_either_stored_form():
+    # R2.5: a game replays from its stored state; the generator is stored compactly now, and
+    # states stored before still hold the list of its words.
+    rng = random.Random(7)
+    for _ in range(1000):
+        rng.random()
+    version, words, gauss = rng.getstate()
+    stored, earlier = contract.dump_rng(rng), [version, list(words), gauss]
+    assert isinstance(stored[1], str) and len(json.dumps(stored)) < len(json.dumps(earlier)) / 1.8
+    expected = [rng.random() for _ in range(5)]
+    for data in (stored, earlier):
+        restored = contract.load_rng(json.loads(json.dumps(data)))
+        assert [restored.random() for _ in range(5)] == expected

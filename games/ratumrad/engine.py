@@ -811,11 +811,10 @@ def replay(
 
 def to_dict(state: GameState) -> dict:
     """The whole state as JSON-able data (secrets included: for storage only, never a client)."""
-    version, internal, gauss = state.rng.getstate()
     return {
         "board": state.board.name,
         "seed": state.seed,
-        "rng": [version, list(internal), gauss],
+        "rng": contract.dump_rng(state.rng),
         "players": [
             {
                 "id": p.id,
@@ -855,9 +854,7 @@ def from_dict(data: dict, board: Board | None = None) -> GameState:
     board = board or basel()
     if data["board"] != board.name:
         raise ValueError(f"state is for board {data['board']!r}, not {board.name!r}")
-    rng = random.Random()
-    version, internal, gauss = data["rng"]
-    rng.setstate((version, tuple(internal), gauss))
+    rng = contract.load_rng(data["rng"])
     piles = (
         "deck",
         "discard",
