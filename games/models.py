@@ -31,11 +31,11 @@ class Game(models.Model):
     name = models.CharField(_("name"), max_length=64)
     # What is played: a key of ``games.registry.KINDS`` and that kind's options (checked by
     # its engine's ``check_options`` when the game is created).
-    kind = models.CharField(_("kind"), max_length=16, default="ratumrad", db_index=True)
+    kind = models.CharField(_("kind"), max_length=16, default="ratumrad")
     options = JSONField(_("options"), default=dict, blank=True)
     board = models.CharField(max_length=32, default="basel")
     status = models.CharField(
-        _("status"), max_length=16, choices=Status.choices, default=Status.WAITING, db_index=True
+        _("status"), max_length=16, choices=Status.choices, default=Status.WAITING
     )
     max_players = models.PositiveSmallIntegerField(_("seats"))
     creator = models.ForeignKey(
@@ -60,6 +60,12 @@ class Game(models.Model):
 
     class Meta:
         ordering = ["-created", "-id"]
+        # Plain indexes: db_index=True would add a second one for LIKE on PostgreSQL, which
+        # no query uses and every update that changes a row's status would write.
+        indexes = [
+            models.Index(fields=["status"], name="game_status"),
+            models.Index(fields=["kind"], name="game_kind"),
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.name}"
@@ -69,8 +75,13 @@ class Game(models.Model):
         return self.status in self.PLAYING
 
 
+# The rows of a game are found through their game: each table's unique constraint or index
+# starts with ``game``, so the foreign key needs no index of its own (one less to write on
+# every move).
+
+
 class Seat(models.Model):
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats", db_index=False)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seats"
     )
@@ -107,7 +118,9 @@ class Seat(models.Model):
 
 
 class BuiltRoad(models.Model):
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="built_roads")
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="built_roads", db_index=False
+    )
     road = models.PositiveSmallIntegerField()
     seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="roads")
     seq = models.PositiveIntegerField()
@@ -125,7 +138,9 @@ class DestinationCard(models.Model):
         PENDING = "pending", _("to choose")
         KEPT = "kept", _("kept")
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="destination_cards")
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="destination_cards", db_index=False
+    )
     card = models.PositiveSmallIntegerField()
     seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="destination_cards")
     status = models.CharField(max_length=8, choices=Status.choices)
@@ -142,7 +157,7 @@ class DestinationCard(models.Model):
 class Move(models.Model):
     """The ordered move log: ``(seed, players, moves)`` replays a game exactly (R2.5)."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     payload = JSONField()
@@ -159,7 +174,7 @@ class Move(models.Model):
 class Event(models.Model):
     """One activity-feed entry; ``data`` is public (the engine never puts secrets in events)."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     kind = models.CharField(max_length=32)
     data = JSONField(default=dict)
@@ -167,6 +182,7 @@ class Event(models.Model):
 
     class Meta:
         ordering = ["game", "seq", "id"]
+        indexes = [models.Index(fields=["game", "seq"], name="event_game_seq")]  # feed, catch-up
 
     def __str__(self) -> str:
         return f"{self.kind} at {self.seq} in {self.game_id}"
