@@ -528,10 +528,14 @@ class GameConsumer(ProtocolConsumer):
 
     async def on_history(self, message: dict, ref: str | None) -> None:
         events, chat = await database_sync_to_async(self._history)()
+        entries = self.feed_entries([event for _, event in events])
         await self.send_json(
             {
                 "type": "HISTORY",
-                "events": [{"seq": seq, "event": self.feed_entry(event)} for seq, event in events],
+                "events": [
+                    {"seq": seq, "event": entry}
+                    for (seq, _), entry in zip(events, entries, strict=True)
+                ],
                 "chat": chat,
             }
         )
@@ -552,10 +556,8 @@ class GameConsumer(ProtocolConsumer):
         self.seated = self.user.pk in players
         self.names.update(players)
         if message["seq"] > self.caught_up_seq:  # else a catch-up has sent these already
-            for event in message["events"]:
-                await self.send_json(
-                    {"type": "EVENT", "seq": message["seq"], "event": self.feed_entry(event)}
-                )
+            for entry in self.feed_entries(message["events"]):
+                await self.send_json({"type": "EVENT", "seq": message["seq"], "event": entry})
             self.fed_seq = max(self.fed_seq, message["seq"])
         # A STATE fetched for a presence change may already be newer than this update.
         if message["seq"] < self.sent_seq:
@@ -574,8 +576,9 @@ class GameConsumer(ProtocolConsumer):
         if missed is None:
             return
         events, view = missed
-        for seq, event in events:
-            await self.send_json({"type": "EVENT", "seq": seq, "event": self.feed_entry(event)})
+        entries = self.feed_entries([event for _, event in events])
+        for (seq, _), entry in zip(events, entries, strict=True):
+            await self.send_json({"type": "EVENT", "seq": seq, "event": entry})
             self.caught_up_seq = self.fed_seq = max(self.fed_seq, seq)
         news = (view["seq"], view["status"]) != (self.sent_seq, self.sent_status)
         if news and view["seq"] >= self.sent_seq:
@@ -629,7 +632,10 @@ class GameConsumer(ProtocolConsumer):
         self.names.update({row["id"]: row.get("name", "") for row in view["players"]})
         await self.send(text_data=wire.state_frame(view))
 
-    def feed_entry(self, event: dict) -> dict:
+    def feed_entries(self, events: list[dict]) -> list[dict]:
+        """The feed's entries of ``events``, in the socket's language (switched to once)."""
+        describe = self.kind.glue.describe
         with translation.override(self.language):
-            text = self.kind.glue.describe(event, self.names)
-        return {"player": None, **event, "text": text}
+            return [
+                {"player": None, **event, "text": describe(event, self.names)} for event in events
+            ]
