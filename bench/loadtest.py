@@ -14,13 +14,13 @@ allow ``games x players`` new guests).
 
 ``--kind`` picks the game (``rage`` seats 4 by default, ``road300`` is solo: one player,
 created started). Each game's players are clients of their own: one socket each, choosing a
-random legal move from their own STATE, read with orjson (so the clients stay cheap), and
-sending it with ``expect_seq``. A finished game is followed by a new one of the same players.
-By default each game moves as soon as its last move is through: the most the servers can do,
-with every game always waiting in their queue. With ``--rate`` the games together offer that
-many moves per second, each game on a fixed beat: the round trip at a load the servers can
-carry. In the same run a few sockets send ``PING`` and time the ``PONG``: the floor of a
-round trip through the same servers.
+random legal move from their own STATE, read with orjson on uvloop's event loop (so the
+clients stay cheap, as the servers do), and sending it with ``expect_seq``. A finished game
+is followed by a new one of the same players. By default each game moves as soon as its last
+move is through: the most the servers can do, with every game always waiting in their queue.
+With ``--rate`` the games together offer that many moves per second, each game on a fixed
+beat: the round trip at a load the servers can carry. In the same run a few sockets send
+``PING`` and time the ``PONG``: the floor of a round trip through the same servers.
 
 Every game is set up and every socket open before the clock starts. The servers' output goes
 to a temporary file, or to the file ``LOADTEST_LOG`` names.
@@ -56,6 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
+import uvloop  # noqa: E402
 from procfs import cpu_seconds, pids_named, rss_kib, with_descendants  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
@@ -555,7 +556,7 @@ def main() -> None:
         parser.error(f"--players: {args.kind} seats {least} to {most}")
     if not args.url and args.processes > 1 and not os.environ.get("REDIS_URL"):
         parser.error("several processes need REDIS_URL (and DATABASE_URL for PostgreSQL)")
-    asyncio.run(main_async(args))
+    uvloop.run(main_async(args))
 
 
 if __name__ == "__main__":
