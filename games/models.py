@@ -78,6 +78,10 @@ class Game(models.Model):
 # The rows of a game are found through their game: each table's unique constraint or index
 # starts with ``game``, so the foreign key needs no index of its own (one less to write on
 # every move).
+#
+# A change of a seat of a game being played also writes the game's row (services: _record,
+# _record_seats, do_game_abort): a move read without a lock checks only the version of the
+# game's row before it writes (rows.guarded).
 
 
 class Seat(models.Model):

@@ -9,8 +9,9 @@ import threading
 
 import pytest
 from django.db import connection, connections
+from django.utils import timezone
 
-from games import rows, selectors, services
+from games import bots, rows, selectors, services
 from games.models import Event, Game, Move, Seat
 from games.ratumrad import engine
 
@@ -183,3 +184,28 @@ def test_the_write_statement_is_sent_with_postgresqls_own_numbered_placeholders(
         "UPDATE t SET a = $1, b = $2 WHERE id = $3 AND EXISTS (SELECT 1 FROM guard)"
     )
     assert rows._numbered(sql) is rows._numbered(sql)
+
+
+def test_every_change_of_a_seat_of_a_game_being_played_writes_the_game_row(people, monkeypatch):
+    # Moves read without a lock learn of seat changes only through the game row's version.
+    alice, bob = people[:2]
+    game = dealt_game(people)
+    monkeypatch.setattr(bots, "kick", lambda game_id: None)  # no stand-in moves in between
+    Game.objects.filter(pk=game.pk).update(turn_seconds=60, turn_deadline=timezone.now())
+
+    def version() -> str:
+        return selectors.versioned_game_with_seats(game.pk)[0]._row_version
+
+    changes = [
+        ("the timer runs out", lambda: services.turn_expire(game_id=game.pk)),
+        ("alice takes her seat back", lambda: services.seat_take_back(game_id=game.pk, user=alice)),
+        ("bob leaves", lambda: services.game_leave(game_id=game.pk, user=bob)),
+    ]
+    for name, change in changes:
+        seats = {seat.user_id: seat for seat in selectors.seats_with_presence(game.pk)}
+        before = (version(), [(s.autopilot, s.left) for s in seats.values()])
+        change()
+        seats = {seat.user_id: seat for seat in selectors.seats_with_presence(game.pk)}
+        after = (version(), [(s.autopilot, s.left) for s in seats.values()])
+        assert after[1] != before[1], name  # the seats did change
+        assert after[0] != before[0], name  # and so did the game row's version
