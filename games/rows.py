@@ -12,8 +12,8 @@ project listens to for these models.
 Inside ``batch()`` the writes wait and go to the database together when it ends: on
 PostgreSQL as one statement (data-modifying ``WITH`` parts), elsewhere one after the other.
 
-``guarded()`` is a batch for a row read without a lock (``fetch_versioned``): on PostgreSQL
-its writes are one statement that first locks the row and writes only if the row is still
+``guarded()`` is a batch for a row read without a lock, with its version (``VERSION``): on
+PostgreSQL its writes are one statement that first locks the row and writes only if the row is still
 the version read (its ``xmin``, which every update of the row changes); else nothing is
 written and ``Changed`` is raised. The statement commits on its own (autocommit), so an
 optimistic change is two round trips, the read and the write, instead of five (``BEGIN``,
@@ -46,8 +46,8 @@ class Changed(Exception):
 
 
 _pending = threading.local()
-# .writes: the batch's writes, or None outside one; .guard: the guarded row's (model, pk,
-# version), or None; .callbacks: what ``on_commit`` was given inside a guarded batch.
+# .writes: the batch's writes, or None outside one; .callbacks: what ``on_commit`` was given
+# inside a guarded batch, or None.
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,9 @@ def batch() -> Iterator[None]:
 
 @contextlib.contextmanager
 def guarded(instance: Model) -> Iterator[None]:
-    """A batch whose writes are made only if ``instance``'s row (from ``fetch_versioned``) is
-    unchanged: one statement, which raises ``Changed`` (and writes nothing) if it was changed.
+    """A batch whose writes are made only if ``instance``'s row is still the version it was
+    read at (its ``_row_version``, read as ``VERSION``): one statement, which raises
+    ``Changed`` (and writes nothing) if the row was changed since.
 
     ``on_commit`` callbacks registered inside are registered once the writes are made. Only
     where ``can_guard()``; not inside another batch.
@@ -90,13 +91,12 @@ def guarded(instance: Model) -> Iterator[None]:
         raise RuntimeError("guarded writes need PostgreSQL")
     if getattr(_pending, "writes", None) is not None:
         raise RuntimeError("a guarded batch cannot be inside another batch")
+    guard = (type(instance), instance.pk, instance._row_version)
     _pending.writes, _pending.callbacks = writes, callbacks = [], []
-    _pending.guard = (type(instance), instance.pk, instance._row_version)
     try:
         yield
     finally:
-        guard = _pending.guard
-        _pending.writes = _pending.callbacks = _pending.guard = None
+        _pending.writes = _pending.callbacks = None
     _execute_guarded(guard, writes)
     for func in callbacks:
         transaction.on_commit(func, robust=True)

@@ -422,7 +422,12 @@ UNLOCKED_TRIES = 3
 
 
 def check_move(
-    *, game_id: int, user: AbstractBaseUser, expect_seq: int | None, by_bot: bool, lock=True
+    *,
+    game_id: int,
+    user: AbstractBaseUser,
+    expect_seq: int | None,
+    by_bot: bool,
+    lock: bool = True,
 ) -> MoveCheck:
     # The broadcast needs the seats' presence.
     if lock:
