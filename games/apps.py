@@ -7,8 +7,12 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
+        from django.db.backends.signals import connection_created
+
         from games import bots
         from games.models import Game
         from games.signals import bots_may_move
+        from ratumrad_site import postgres
 
         bots_may_move.connect(bots.on_bots_may_move, sender=Game, dispatch_uid="games.bots")
+        connection_created.connect(postgres.fast_timestamps, dispatch_uid="fast_timestamps")
