@@ -11,7 +11,7 @@ import asyncio
 
 try:
     import uvloop
-except ImportError:  # not on Windows: asyncio's own loop
+except ImportError:  # uvloop is not installed on Windows: asyncio's own loop there
     uvloop = None
 
 if uvloop is not None:
