@@ -59,6 +59,14 @@ class _Write:
     fields: tuple[str, ...] = ()  # and its fields
 
 
+GUARD = "EXISTS (SELECT 1 FROM guard)"  # true once the guard part found its row
+
+
+def _conditional(sql: str, params: list, row: tuple | None = None, fields=()) -> _Write:
+    """An UPDATE or DELETE whose guarded form only adds the guard to its WHERE."""
+    return _Write(sql, params, f"{sql} AND {GUARD}", row, tuple(fields))
+
+
 def can_guard() -> bool:
     """Whether this database can make guarded writes (PostgreSQL)."""
     return _db().vendor == "postgresql"
@@ -137,9 +145,6 @@ def _execute_all(writes: list[_Write]) -> None:
         parts_sql = ", ".join(f"w{index} AS ({write.sql})" for index, write in enumerate(parts))
         params = [param for write in parts for param in write.params]
         cursor.execute(f"WITH {parts_sql} {last.sql}", [*params, *last.params])
-
-
-GUARD = "EXISTS (SELECT 1 FROM guard)"
 
 
 def _execute_guarded(guard: tuple[type[Model], Any, str], writes: list[_Write]) -> None:
@@ -222,7 +227,7 @@ def update(instance: Model, fields: Sequence[str]) -> None:
         )
     sql, columns = _update_sql(type(instance), fields, db.vendor)
     values = [field.get_db_prep_save(field.pre_save(instance, False), db) for field in columns]
-    write = _Write(sql, [*values, instance.pk], f"{sql} AND {GUARD}", row, fields)
+    write = _conditional(sql, [*values, instance.pk], row, fields)
     if earlier is None:
         _write(write)
     else:
@@ -271,7 +276,7 @@ def update_where(model: type[Model], values: dict[str, Any], where: dict[str, An
         params.append(field.get_db_prep_save(value, db))
     condition, condition_params = _where(model, where)
     sql = f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} WHERE {condition}"
-    _write(_Write(sql, [*params, *condition_params], f"{sql} AND {GUARD}"))
+    _write(_conditional(sql, [*params, *condition_params]))
 
 
 def delete_where(model: type[Model], where: dict[str, Any]) -> None:
@@ -279,7 +284,7 @@ def delete_where(model: type[Model], where: dict[str, Any]) -> None:
     refers to and no signal watches."""
     condition, params = _where(model, where)
     sql = f"DELETE FROM {_db().ops.quote_name(model._meta.db_table)} WHERE {condition}"
-    _write(_Write(sql, params, f"{sql} AND {GUARD}"))
+    _write(_conditional(sql, params))
 
 
 def _where(model: type[Model], where: dict[str, Any]) -> tuple[str, list]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from django.conf import settings
@@ -61,11 +62,15 @@ def seats_with_presence(game_id: int) -> list[Seat]:
     Raw SQL: every move reads this, and Django takes longer to compile the same query (a
     join and an EXISTS) than the database takes to answer it.
     """
-    select, account = _seat_columns()
-    sql = f"""SELECT {select} FROM {Seat._meta.db_table} seat JOIN {account}
-        WHERE seat.game_id = %s ORDER BY {SEAT_ORDER}"""
     params = [timezone.now() - settings.PRESENCE_TTL, game_id]
-    return [_with_presence(row) for row in rows.fetch_rows(sql, params)]
+    return [_with_presence(row) for row in rows.fetch_rows(_presence_sql(), params)]
+
+
+@functools.cache  # the statement's text is the same for every game: built once
+def _presence_sql() -> str:
+    select, account = _seat_columns()
+    return f"""SELECT {select} FROM {Seat._meta.db_table} seat JOIN {account}
+        WHERE seat.game_id = %s ORDER BY {SEAT_ORDER}"""
 
 
 def versioned_game_with_seats(game_id: int) -> tuple[Game | None, list[Seat]]:
@@ -74,22 +79,26 @@ def versioned_game_with_seats(game_id: int) -> tuple[Game | None, list[Seat]]:
 
     The game's columns come again in each seat's row (a game has at most eight seats).
     """
-    select, account = _seat_columns()
-    meta = Game._meta
-    sql = f"""SELECT {rows.columns(Game, "game")}, game.{rows.VERSION}, {select}
-        FROM {meta.db_table} game
-        LEFT JOIN {Seat._meta.db_table} seat ON seat.game_id = game.{meta.pk.column}
-        LEFT JOIN {account}
-        WHERE game.{meta.pk.column} = %s ORDER BY {SEAT_ORDER}"""
-    found = rows.fetch_rows(sql, [timezone.now() - settings.PRESENCE_TTL, game_id])
+    found = rows.fetch_rows(_versioned_sql(), [timezone.now() - settings.PRESENCE_TTL, game_id])
     if not found:
         return None, []
-    count = len(meta.concrete_fields)
+    count = len(Game._meta.concrete_fields)
     game = rows.build(Game, found[0][:count])
     game._row_version = found[0][count]
     # A game without seats comes as one row whose seat columns are NULL.
     seats = [_with_presence(row[count + 1 :]) for row in found if row[count + 1] is not None]
     return game, seats
+
+
+@functools.cache
+def _versioned_sql() -> str:
+    select, account = _seat_columns()
+    meta = Game._meta
+    return f"""SELECT {rows.columns(Game, "game")}, game.{rows.VERSION}, {select}
+        FROM {meta.db_table} game
+        LEFT JOIN {Seat._meta.db_table} seat ON seat.game_id = game.{meta.pk.column}
+        LEFT JOIN {account}
+        WHERE game.{meta.pk.column} = %s ORDER BY {SEAT_ORDER}"""
 
 
 def player_details(game: Game, seats: list[Seat] | None = None) -> dict[int, dict]:

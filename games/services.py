@@ -131,19 +131,23 @@ def _seat_of(seats: list[Seat], user: AbstractBaseUser) -> Seat:
     return seat
 
 
+def _no_game(game_id: object) -> NotFound:
+    return NotFound("there is no game {game}", game=repr(game_id))
+
+
 def _game_id(game_id: object) -> int:
     """``game_id`` if it can be a game's id, else NotFound."""
     low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
     if isinstance(game_id, int) and not isinstance(game_id, bool) and low <= game_id <= high:
         return game_id
-    raise NotFound("there is no game {game}", game=repr(game_id))
+    raise _no_game(game_id)
 
 
 def _locked(game_id: int) -> Game:
     """The game's row, locked until the transaction ends (``select_for_update``)."""
     game = rows.lock(Game, _game_id(game_id))
     if game is None:
-        raise NotFound("there is no game {game}", game=repr(game_id))
+        raise _no_game(game_id)
     return game
 
 
@@ -436,7 +440,7 @@ def check_move(
     else:
         game, seats = selectors.versioned_game_with_seats(_game_id(game_id))
         if game is None:
-            raise NotFound("there is no game {game}", game=repr(game_id))
+            raise _no_game(game_id)
     seat = _seat_of(seats, user)
     if by_bot and not seat.computer_plays:
         raise Stale("the person plays this seat again")
