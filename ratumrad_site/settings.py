@@ -85,8 +85,9 @@ def channel_layers_config(redis_url: str, prefix: str = "ratumrad") -> dict[str,
                 # older RedisChannelLayer's single BZPOPMIN loop per process capped delivery
                 # at a few dozen messages a second under load). Its subscriptions live in
                 # the processes and are renewed on reconnect, so a restarted Redis loses
-                # only the messages in flight; clients notice by ``seq`` and resync.
-                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                # only the messages in flight; clients notice by ``seq`` and resync. This
+                # process's own members of a group get its messages without Redis.
+                "BACKEND": "ratumrad_site.channel_layer.LocalFirstPubSubChannelLayer",
                 "CONFIG": {
                     "hosts": [{"address": redis_url}],
                     # Sites sharing one Redis must not hear each other's groups.

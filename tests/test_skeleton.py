@@ -39,7 +39,8 @@ def test_a_sqlite_database_url_gets_the_same_locking_options():
 
 def test_redis_url_selects_the_redis_channel_layer():
     layers = site_settings.channel_layers_config("redis://127.0.0.1:6379/0", "staging")
-    assert layers["default"]["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    backend = "ratumrad_site.channel_layer.LocalFirstPubSubChannelLayer"
+    assert layers["default"]["BACKEND"] == backend
     assert layers["default"]["CONFIG"]["hosts"] == [{"address": "redis://127.0.0.1:6379/0"}]
     assert layers["default"]["CONFIG"]["prefix"] == "staging"
 
@@ -124,7 +125,8 @@ async def test_channel_layer_round_trip():
 
 
 def test_channel_layer_matches_redis_url(settings):
-    expected = "RedisPubSubChannelLayer" if os.environ.get("REDIS_URL") else "InMemoryChannelLayer"
+    redis = bool(os.environ.get("REDIS_URL"))
+    expected = "LocalFirstPubSubChannelLayer" if redis else "InMemoryChannelLayer"
     assert settings.CHANNEL_LAYERS["default"]["BACKEND"].endswith(expected)
 
 

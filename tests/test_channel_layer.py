@@ -1,0 +1,108 @@
+"""The Redis channel layer of the servers (``ratumrad_site.channel_layer``): a group message
+reaches the sender's own members without Redis, every other process's members through it,
+and each member exactly once.
+
+Two layers stand for two server processes; both talk to the test run's Redis under a prefix
+of this test's own.
+"""
+
+import asyncio
+import os
+import secrets
+
+import pytest
+
+from ratumrad_site.channel_layer import TAG_BYTES, LocalFirstPubSubChannelLayer
+
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("REDIS_URL", "").strip(), reason="the layer talks to Redis"
+)
+
+TIMEOUT = 5
+
+
+@pytest.fixture
+async def layers():
+    """Two layers on one Redis, as two server processes see it."""
+    prefix = f"layer-test-{secrets.token_hex(4)}"
+    made = [
+        LocalFirstPubSubChannelLayer(hosts=[{"address": os.environ["REDIS_URL"]}], prefix=prefix)
+        for _ in range(2)
+    ]
+    yield made
+    for layer in made:
+        await layer.flush()
+
+
+async def member(layer, group: str) -> str:
+    channel = await layer.new_channel()
+    await layer.group_add(group, channel)
+    return channel
+
+
+async def receive(layer, channel: str) -> dict:
+    return await asyncio.wait_for(layer.receive(channel), timeout=TIMEOUT)
+
+
+async def test_a_group_message_reaches_every_member_once_on_both_processes(layers):
+    here, there = layers
+    local, remote = await member(here, "game-1"), await member(there, "game-1")
+    neighbour = await member(here, "game-1")
+
+    await here.group_send("game-1", {"type": "game.update", "seq": 1})
+    assert await receive(there, remote) == {"type": "game.update", "seq": 1}
+    # Redis has sent its copy to this process too, before the next message: the next thing
+    # each local member gets must be the other process's message, not that copy again.
+    await there.group_send("game-1", {"type": "game.update", "seq": 2})
+    for channel in (local, neighbour):
+        assert await receive(here, channel) == {"type": "game.update", "seq": 1}
+        assert await receive(here, channel) == {"type": "game.update", "seq": 2}
+    assert await receive(there, remote) == {"type": "game.update", "seq": 2}
+
+
+async def test_the_sender_s_own_members_get_a_group_message_without_redis(layers):
+    here, _ = layers
+    local = await member(here, "game-2")
+    loop_layer = here._get_layer()
+    published = []
+    stalled = asyncio.Event()
+
+    async def stalled_publish(channel, data):
+        published.append((channel, data))
+        await stalled.wait()  # Redis never answers
+
+    loop_layer._get_shard(loop_layer._get_group_channel_name("game-2")).publish = stalled_publish
+    sending = asyncio.create_task(here.group_send("game-2", {"type": "chat.line", "text": "Hoi"}))
+    try:
+        assert await receive(here, local) == {"type": "chat.line", "text": "Hoi"}
+        # It still goes to Redis for the other processes, tagged as this process's own.
+        [(channel, data)] = published
+        assert channel.endswith("__group__game-2")
+        assert data[:TAG_BYTES] == loop_layer.tag
+        assert here.deserialize(data[TAG_BYTES:]) == {"type": "chat.line", "text": "Hoi"}
+    finally:
+        sending.cancel()
+
+
+async def test_a_message_to_a_channel_of_this_process_never_leaves_it(layers):
+    here, there = layers
+    channel = await here.new_channel()
+    loop_layer = here._get_layer()
+
+    async def refused(*args):
+        raise AssertionError("published to Redis")
+
+    loop_layer._get_shard(channel).publish = refused
+    await here.send(channel, {"type": "test.message", "n": 1})
+    assert await receive(here, channel) == {"type": "test.message", "n": 1}
+    # From another process it goes through Redis, and arrives without the tag.
+    await there.send(channel, {"type": "test.message", "n": 2})
+    assert await receive(here, channel) == {"type": "test.message", "n": 2}
+
+
+async def test_a_process_without_members_of_the_group_only_publishes(layers):
+    here, there = layers
+    remote = await member(there, "game-3")
+    await here.group_send("game-3", {"type": "game.update", "seq": 7})
+    assert await receive(there, remote) == {"type": "game.update", "seq": 7}
+    assert here._get_layer().groups == {}
