@@ -31,8 +31,55 @@ TAG_BYTES = 16
 
 
 class LocalFirstShard(RedisSingleShardConnection):
-    """A connection to one Redis that strips the sender's tag, and drops this process's own
-    group messages (their members here have them already)."""
+    """A connection to one Redis that strips the sender's tag, drops this process's own
+    group messages (their members here have them already), and publishes in batches.
+
+    channels_redis publishes one message per round trip, under the lock its subscriptions
+    take too. A busy process then made more messages than one round trip at a time carries:
+    they queued without end, and a new socket's subscription waited behind them all. Here the
+    messages that wait while a batch is on its way go together in the next one (one pipeline,
+    in order), and subscriptions do not wait for them.
+    """
+
+    def __init__(self, host, channel_layer) -> None:
+        super().__init__(host, channel_layer)
+        self._outbox: list[tuple[str, bytes, asyncio.Future]] = []
+        self._sender: asyncio.Task | None = None
+
+    async def publish(self, channel: str, message: bytes) -> None:
+        sent = asyncio.get_running_loop().create_future()
+        self._outbox.append((channel, message, sent))
+        if self._sender is None:
+            self._sender = asyncio.create_task(self._send_batches())
+        await sent
+
+    async def _send_batches(self) -> None:
+        batch: list = []
+        try:
+            while self._outbox:
+                batch, self._outbox = self._outbox, []
+                try:
+                    self._ensure_redis()
+                    pipeline = self._redis.pipeline(transaction=False)
+                    for channel, message, _ in batch:
+                        pipeline.publish(channel, message)
+                    await pipeline.execute()
+                except Exception as error:  # Redis is down: each sender hears it
+                    _settle(batch, error)
+                else:
+                    _settle(batch, None)
+        except BaseException as error:  # cancelled (flush): no sender waits for ever
+            _settle(batch + self._outbox, error)
+            self._outbox = []
+            raise
+        finally:
+            self._sender = None
+
+    async def flush(self) -> None:
+        if self._sender is not None:
+            self._sender.cancel()
+            await asyncio.gather(self._sender, return_exceptions=True)
+        await super().flush()
 
     def _receive_message(self, message: dict | None) -> None:
         if message is None:
@@ -41,6 +88,18 @@ class LocalFirstShard(RedisSingleShardConnection):
         if data[:TAG_BYTES] == self.channel_layer.tag:
             return
         super()._receive_message({**message, "data": data[TAG_BYTES:]})
+
+
+def _settle(batch: list[tuple[str, bytes, asyncio.Future]], error: BaseException | None) -> None:
+    for _, _, sent in batch:
+        if sent.done():
+            continue
+        if error is None:
+            sent.set_result(None)
+        elif isinstance(error, asyncio.CancelledError):
+            sent.cancel()
+        else:
+            sent.set_exception(error)
 
 
 class LocalFirstLoopLayer(RedisPubSubLoopLayer):

@@ -11,6 +11,8 @@ import os
 import secrets
 
 import pytest
+import redis
+from redis.asyncio.client import Pipeline
 
 from ratumrad_site.channel_layer import TAG_BYTES, LocalFirstPubSubChannelLayer
 
@@ -106,3 +108,70 @@ async def test_a_process_without_members_of_the_group_only_publishes(layers):
     await here.group_send("game-3", {"type": "game.update", "seq": 7})
     assert await receive(there, remote) == {"type": "game.update", "seq": 7}
     assert here._get_layer().groups == {}
+
+
+async def test_messages_published_while_others_are_on_their_way_go_together_in_order(
+    layers, monkeypatch
+):
+    here, there = layers
+    remote = await member(there, "game-4")
+    round_trips = []
+    execute = Pipeline.execute
+
+    async def counted(self, *args, **kwargs):
+        round_trips.append(len(self.command_stack))
+        return await execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(Pipeline, "execute", counted)
+    await asyncio.gather(*(here.group_send("game-4", {"type": "t", "n": n}) for n in range(100)))
+    assert [(await receive(there, remote))["n"] for _ in range(100)] == list(range(100))
+    # Made in one turn of the event loop, they went in one round trip.
+    assert round_trips == [100]
+    # Messages made while a batch is on its way wait for it, and go together after it.
+    round_trips.clear()
+    first = asyncio.create_task(here.group_send("game-4", {"type": "t", "n": 100}))
+    await asyncio.sleep(0)  # the batch of one leaves
+    await asyncio.gather(
+        first, *(here.group_send("game-4", {"type": "t", "n": n}) for n in (101, 102))
+    )
+    assert [(await receive(there, remote))["n"] for _ in range(3)] == [100, 101, 102]
+    assert round_trips == [1, 2]
+
+
+async def test_a_new_socket_does_not_wait_for_the_messages_being_published(layers, monkeypatch):
+    here, _ = layers
+    await member(here, "game-5")  # Redis is connected
+    stalled = asyncio.Event()
+    execute = Pipeline.execute
+
+    async def slow(self, *args, **kwargs):
+        await stalled.wait()
+        return await execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(Pipeline, "execute", slow)
+    sending = asyncio.create_task(here.group_send("game-5", {"type": "t"}))
+    await asyncio.sleep(0.05)
+    assert not sending.done()
+    channel = await asyncio.wait_for(here.new_channel(), timeout=2)
+    await asyncio.wait_for(here.group_add("game-6", channel), timeout=2)
+    stalled.set()
+    await asyncio.wait_for(sending, timeout=TIMEOUT)
+
+
+async def test_a_failed_batch_is_each_senders_error_and_the_next_one_goes(layers, monkeypatch):
+    here, there = layers
+    remote = await member(there, "game-7")
+    execute = Pipeline.execute
+    down = [True]
+
+    async def failing(self, *args, **kwargs):
+        if down[0]:
+            raise redis.ConnectionError("Redis is down")
+        return await execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(Pipeline, "execute", failing)
+    with pytest.raises(redis.ConnectionError):
+        await here.group_send("game-7", {"type": "t", "n": 1})
+    down[0] = False
+    await here.group_send("game-7", {"type": "t", "n": 2})
+    assert await receive(there, remote) == {"type": "t", "n": 2}
