@@ -7,8 +7,9 @@ millisecond on a quiet machine), and each process decoded its own messages once 
 
 Here a group message goes at once to the group's members in this process, and through Redis
 to those of the other processes. Every payload starts with a tag of the process that
-published it; a process drops the copies Redis brings back of its own group messages. A
-message to one channel of this process never leaves it.
+published it; a process drops the copies Redis brings back of its own group messages (and
+takes a payload without a tag as it is). A message to one channel of this process never
+leaves it.
 
 Order: a member gets the messages of one sending process in the order they were sent, as
 before. Messages of different processes were never ordered among themselves (each process
@@ -27,7 +28,13 @@ from channels_redis.pubsub import (
 )
 from channels_redis.utils import _wrap_close
 
+# A payload's tag: 0xc1, which msgpack never writes, then 15 bytes naming the sending process.
+MARKER = b"\xc1"
 TAG_BYTES = 16
+# Group channels in Redis under a name of their own: processes of an older version, which
+# publish without tags and could not read tagged payloads, do not share them (while both run,
+# their sockets catch up by ``seq`` and on their beat instead).
+GROUP_CHANNEL = "{prefix}__group.v2__{group}"
 
 
 class LocalFirstShard(RedisSingleShardConnection):
@@ -85,9 +92,11 @@ class LocalFirstShard(RedisSingleShardConnection):
         if message is None:
             return
         data = message["data"]
-        if data[:TAG_BYTES] == self.channel_layer.tag:
-            return
-        super()._receive_message({**message, "data": data[TAG_BYTES:]})
+        if data[:1] == MARKER:
+            if data[:TAG_BYTES] == self.channel_layer.tag:
+                return
+            message = {**message, "data": data[TAG_BYTES:]}
+        super()._receive_message(message)
 
 
 def _settle(batch: list[tuple[str, bytes, asyncio.Future]], error: BaseException | None) -> None:
@@ -107,8 +116,11 @@ class LocalFirstLoopLayer(RedisPubSubLoopLayer):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.tag = uuid.uuid4().bytes  # this layer's (this process's loop's) own
+        self.tag = MARKER + uuid.uuid4().bytes[1:]  # this layer's (this process's loop's) own
         self._shards = [LocalFirstShard(shard.host, self) for shard in self._shards]
+
+    def _get_group_channel_name(self, group: str) -> str:
+        return GROUP_CHANNEL.format(prefix=self.prefix, group=group)
 
     def _deliver(self, channel: str, data: bytes) -> None:
         queue = self.channels.get(channel)

@@ -12,9 +12,10 @@ import secrets
 
 import pytest
 import redis
+from channels_redis.pubsub import RedisPubSubChannelLayer
 from redis.asyncio.client import Pipeline
 
-from ratumrad_site.channel_layer import TAG_BYTES, LocalFirstPubSubChannelLayer
+from ratumrad_site.channel_layer import MARKER, TAG_BYTES, LocalFirstPubSubChannelLayer
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("REDIS_URL", "").strip(), reason="the layer talks to Redis"
@@ -79,7 +80,7 @@ async def test_the_sender_s_own_members_get_a_group_message_without_redis(layers
         assert await receive(here, local) == {"type": "chat.line", "text": "Hoi"}
         # It still goes to Redis for the other processes, tagged as this process's own.
         [(channel, data)] = published
-        assert channel.endswith("__group__game-2")
+        assert channel.endswith("__group.v2__game-2")
         assert data[:TAG_BYTES] == loop_layer.tag
         assert here.deserialize(data[TAG_BYTES:]) == {"type": "chat.line", "text": "Hoi"}
     finally:
@@ -175,3 +176,25 @@ async def test_a_failed_batch_is_each_senders_error_and_the_next_one_goes(layers
     down[0] = False
     await here.group_send("game-7", {"type": "t", "n": 2})
     assert await receive(there, remote) == {"type": "t", "n": 2}
+
+
+async def test_processes_of_the_older_untagged_layer_neither_break_nor_share_groups(layers):
+    here, _ = layers
+    older = RedisPubSubChannelLayer(
+        hosts=[{"address": os.environ["REDIS_URL"]}], prefix=here._kwargs["prefix"]
+    )
+    try:
+        local = await member(here, "game-8")
+        old_member = await member(older, "game-8")
+        # Its group messages go to channels of another name: tagged payloads, which it could
+        # not read, never reach it, and its own never reach this layer's members.
+        await here.group_send("game-8", {"type": "t", "n": 1})
+        await older.group_send("game-8", {"type": "t", "n": 2})
+        assert await receive(older, old_member) == {"type": "t", "n": 2}
+        # A payload without a tag is taken as it is. Sent after its group message, on the
+        # same connection: had that one reached this layer, it would come first.
+        assert here._get_layer().tag[:1] == MARKER
+        await older.send(local, {"type": "t", "n": 3})
+        assert [(await receive(here, local))["n"] for _ in range(2)] == [1, 3]
+    finally:
+        await older.flush()
