@@ -35,19 +35,31 @@ def _send(group: str, message: dict) -> None:
 def _send_all(messages: list[tuple[str, dict]]) -> None:
     """Send to several groups, in this order.
 
-    In a server, a worker thread (a move, a REST request) hands the messages to the event
-    loop and goes on: waiting for the channel layer there (``async_to_sync``) cost a thread
-    hop each way and held the thread for Redis's round trip. Messages of one process leave
-    in the order they were handed over. Elsewhere they are sent before this returns.
+    On an event loop they leave in a task of their own. In a server, a worker thread (a move,
+    a REST request) hands the messages to the event loop and goes on: waiting for the channel
+    layer there (``async_to_sync``) cost a thread hop each way and held the thread for Redis's
+    round trip. Messages of one process leave in the order they were handed over. Elsewhere
+    they are sent before this returns.
     """
     layer = get_channel_layer()
     if layer is None or not messages:
+        return
+    if _on_a_loop():  # a move made on the event loop (games.async_moves)
+        _start_sending(layer, messages)
         return
     loop = serverloop.get()
     if loop is None:
         async_to_sync(_send_now)(layer, messages)
     else:
         loop.call_soon_threadsafe(_start_sending, layer, messages)
+
+
+def _on_a_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 async def _send_now(layer, messages: list[tuple[str, dict]]) -> None:

@@ -27,7 +27,6 @@ import math
 import re
 import time
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from channels.consumer import get_handler_name
@@ -40,7 +39,7 @@ from django.db import DatabaseError, close_old_connections, connection
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
-from games import bots, broadcast, registry, selectors, services, wire
+from games import async_moves, bots, broadcast, registry, selectors, serverloop, services, wire
 from games.models import ChatMessage, Connection, Game, Seat
 from ratumrad_site.ws_auth import header
 
@@ -70,10 +69,6 @@ def parallel_moves() -> bool:
     return settings.PARALLEL_MOVES and connection.vendor != "sqlite"
 
 
-# The worker threads of parallel moves (as many as asyncio's default executor has).
-_move_threads = ThreadPoolExecutor(thread_name_prefix="moves")
-
-
 def _with_connection(kwargs: dict) -> services.MoveResult:
     # As ``database_sync_to_async`` does: a broken or expired connection is closed before and
     # after, and the next query opens a new one.
@@ -85,16 +80,21 @@ def _with_connection(kwargs: dict) -> services.MoveResult:
 
 
 async def apply_move(**kwargs) -> services.MoveResult:
-    """``services.move_apply`` off the event loop: with ``parallel_moves()`` in a worker thread
-    of its own, else in the shared sync thread.
+    """``services.move_apply``: with ``parallel_moves()`` on the event loop itself where it can
+    (``games.async_moves``, unless ``MOVES_ON_EVENT_LOOP`` is off), else in a worker thread of
+    its own; on SQLite in the shared sync thread.
 
     ``database_sync_to_async`` also copies the task's context variables into the thread and
     back, which a move does not read: 70-130 against 50 µs of CPU per hop.
     """
     if not parallel_moves():
         return await database_sync_to_async(services.move_apply)(**kwargs)
+    if settings.MOVES_ON_EVENT_LOOP:
+        result = await async_moves.move_apply(**kwargs)
+        if result is not None:
+            return result
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_move_threads, _with_connection, kwargs)
+    return await loop.run_in_executor(serverloop.MOVE_THREADS, _with_connection, kwargs)
 
 
 class Refused(services.ServiceError):

@@ -97,25 +97,45 @@ def guarded(instance: Model) -> Iterator[None]:
     """
     if not can_guard():
         raise RuntimeError("guarded writes need PostgreSQL")
-    if getattr(_pending, "writes", None) is not None:
-        raise RuntimeError("a guarded batch cannot be inside another batch")
-    guard = (type(instance), instance.pk, instance._row_version)
-    _pending.writes, _pending.callbacks = writes, callbacks = [], []
-    try:
+    with collected() as found:
         yield
-    finally:
-        _pending.writes = _pending.callbacks = None
-    _execute_guarded(guard, writes)
-    for func in callbacks:
+    _execute_guarded(guarded_statement(instance, found.writes))
+    for func, _blocking in found.callbacks:
         transaction.on_commit(func, robust=True)
 
 
-def on_commit(func: Callable[[], Any]) -> None:
+@dataclass
+class Collected:
+    """What ``collected()`` caught: the writes, and the callbacks with whether each may block
+    (read the database)."""
+
+    writes: list[_Write]
+    callbacks: list[tuple[Callable[[], Any], bool]]
+
+
+@contextlib.contextmanager
+def collected() -> Iterator[Collected]:
+    """Catch the writes and ``on_commit`` callbacks made inside, to send and run elsewhere
+    (``guarded_statement``). Not inside a batch."""
+    if getattr(_pending, "writes", None) is not None:
+        raise RuntimeError("a guarded batch cannot be inside another batch")
+    found = Collected([], [])
+    _pending.writes, _pending.callbacks = found.writes, found.callbacks
+    try:
+        yield found
+    finally:
+        _pending.writes = _pending.callbacks = None
+
+
+def on_commit(func: Callable[[], Any], blocking: bool = False) -> None:
     """``transaction.on_commit(func, robust=True)``; inside a guarded batch, once its writes
-    are made (or never, if they are not). Outside a transaction it runs at once."""
+    are made (or never, if they are not). Outside a transaction it runs at once.
+
+    ``blocking``: ``func`` reads the database, so a move made on the event loop runs it in a
+    worker thread (``games.async_moves``)."""
     callbacks = getattr(_pending, "callbacks", None)
     if callbacks is not None:
-        callbacks.append(func)
+        callbacks.append((func, blocking))
         return
     transaction.on_commit(func, robust=True)
 
@@ -147,30 +167,53 @@ def _execute_all(writes: list[_Write]) -> None:
         cursor.execute(f"WITH {parts_sql} {last.sql}", [*params, *last.params])
 
 
-def _execute_guarded(guard: tuple[type[Model], Any, str], writes: list[_Write]) -> None:
+@dataclass(frozen=True)
+class GuardedStatement:
+    """A guarded batch as one statement (``%s`` placeholders): it answers one row, whose one
+    column is 0 if the guarded row had changed and nothing was written."""
+
+    sql: str
+    params: list
+    label: str  # the guarded row, for ``Changed``
+
+
+def guarded_statement(instance: Model, writes: list[_Write]) -> GuardedStatement:
+    """The statement that makes ``writes`` only if ``instance``'s row is still the version
+    it was read at (``_row_version``)."""
     # The guard part locks the row first (every write part waits for it: they all ask
     # for its answer) and finds it only if no other change was committed since it was read.
     # A change that commits while the guard waits for its lock is seen too: after the
     # wait, PostgreSQL checks the row's newest version against the condition again.
-    model, pk, version = guard
+    model = type(instance)
     parts = [
         _guard_sql(model),
         *(f"w{index} AS ({write.guarded_sql})" for index, write in enumerate(writes)),
     ]
-    params = [pk, version, *(param for write in writes for param in write.params)]
-    with _numbered_cursor() as cursor:
-        cursor.execute(f"WITH {', '.join(parts)} SELECT count(*) FROM guard", params)
-        (found,) = cursor.fetchone()
+    params = [instance.pk, instance._row_version]
+    params += [param for write in writes for param in write.params]
+    sql = f"WITH {', '.join(parts)} SELECT count(*) FROM guard"
+    return GuardedStatement(sql, params, f"{model._meta.label} {instance.pk}")
+
+
+def check_guarded(statement: GuardedStatement, found: int) -> None:
+    """``Changed`` if the statement's answer says it wrote nothing."""
     if not found:
-        raise Changed(f"{model._meta.label} {pk} changed since it was read")
+        raise Changed(f"{statement.label} changed since it was read")
+
+
+def _execute_guarded(statement: GuardedStatement) -> None:
+    with _numbered_cursor() as cursor:
+        cursor.execute(statement.sql, statement.params)
+        (found,) = cursor.fetchone()
+    check_guarded(statement, found)
 
 
 class _NumberedCursor(psycopg.RawCursor):
     """Sends ``%s`` placeholders as PostgreSQL's own, ``$1``, ``$2`` ..., numbered once per
-    statement text (``_numbered``)."""
+    statement text (``numbered``). Django's query log above it reads the ``%s`` form."""
 
     def execute(self, query, params=None, **kwargs):
-        return super().execute(_numbered(query), params, **kwargs)
+        return super().execute(numbered(query), params, **kwargs)
 
 
 def _numbered_cursor():
@@ -183,7 +226,7 @@ def _numbered_cursor():
 
 
 @functools.lru_cache(maxsize=512)
-def _numbered(sql: str) -> str:
+def numbered(sql: str) -> str:
     """``sql`` (whose only ``%`` are its ``%s`` placeholders) with ``$1``, ``$2`` ... instead.
 
     psycopg turns ``%s`` into those itself, but keeps the result only for statements of at

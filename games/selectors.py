@@ -79,7 +79,16 @@ def versioned_game_with_seats(game_id: int) -> tuple[Game | None, list[Seat]]:
 
     The game's columns come again in each seat's row (a game has at most eight seats).
     """
-    found = rows.fetch_rows(_versioned_sql(), [timezone.now() - settings.PRESENCE_TTL, game_id])
+    return versioned_from_rows(rows.fetch_rows(*versioned_query(game_id)))
+
+
+def versioned_query(game_id: int) -> tuple[str, list]:
+    """The statement of ``versioned_game_with_seats`` and its parameters."""
+    return _versioned_sql(), [timezone.now() - settings.PRESENCE_TTL, game_id]
+
+
+def versioned_from_rows(found: list[tuple]) -> tuple[Game | None, list[Seat]]:
+    """The game and seats of ``versioned_game_with_seats`` from its statement's rows."""
     if not found:
         return None, []
     count = len(Game._meta.concrete_fields)

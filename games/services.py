@@ -105,10 +105,11 @@ def kind_of(game: Game) -> registry.GameKind:
     return registry.get(game.kind)
 
 
-def _after_commit(func) -> None:
+def _after_commit(func, blocking: bool = False) -> None:
     # Robust: a message that cannot go out (Redis down) must not turn a committed change into
     # an error for its sender. The others notice the gap in ``seq`` and ask for the state.
-    rows.on_commit(func)
+    # ``blocking``: it reads the database (see rows.on_commit).
+    rows.on_commit(func, blocking)
 
 
 def _lobby_changed(
@@ -135,7 +136,7 @@ def _no_game(game_id: object) -> NotFound:
     return NotFound("there is no game {game}", game=repr(game_id))
 
 
-def _game_id(game_id: object) -> int:
+def valid_game_id(game_id: object) -> int:
     """``game_id`` if it can be a game's id, else NotFound."""
     low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
     if isinstance(game_id, int) and not isinstance(game_id, bool) and low <= game_id <= high:
@@ -145,7 +146,7 @@ def _game_id(game_id: object) -> int:
 
 def _locked(game_id: int) -> Game:
     """The game's row, locked until the transaction ends (``select_for_update``)."""
-    game = rows.lock(Game, _game_id(game_id))
+    game = rows.lock(Game, valid_game_id(game_id))
     if game is None:
         raise _no_game(game_id)
     return game
@@ -416,7 +417,7 @@ class MoveCheck:
     locked: bool = True
 
 
-class _NeedsLock(Exception):
+class NeedsLock(Exception):
     """A move read without a lock turned out to end the game: it is made under the lock."""
 
 
@@ -432,13 +433,20 @@ def check_move(
     expect_seq: int | None,
     by_bot: bool,
     lock: bool = True,
+    read: tuple[Game | None, list[Seat]] | None = None,
 ) -> MoveCheck:
+    """The game and seats of a move, checked: locked, or read with their version (``lock``
+    false), or as ``read`` already (``selectors.versioned_from_rows``)."""
     # The broadcast needs the seats' presence.
-    if lock:
+    if read is not None:
+        (game, seats), lock = read, False
+        if game is None:
+            raise _no_game(game_id)
+    elif lock:
         game = _locked(game_id)
         seats = selectors.seats_with_presence(game.pk)
     else:
-        game, seats = selectors.versioned_game_with_seats(_game_id(game_id))
+        game, seats = selectors.versioned_game_with_seats(valid_game_id(game_id))
         if game is None:
             raise _no_game(game_id)
     seat = _seat_of(seats, user)
@@ -465,7 +473,7 @@ def do_move(*, checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: b
         raise ServiceError.from_engine(error) from error
     if not checked.locked and kind_of(game).engine.is_over(state):
         # The end is scored (ratings, achievements) with the ORM, under the lock.
-        raise _NeedsLock
+        raise NeedsLock
     if seat.autopilot and not by_bot:
         events = [*_autopilot_off(seat), *events]
     _record(game, state, checked.seats, user, move, events)
@@ -493,7 +501,7 @@ def move_apply(
                 return _move_unlocked(args, move)
             except rows.Changed:
                 continue  # another change came between the read and the write
-            except _NeedsLock:
+            except NeedsLock:
                 break
     with transaction.atomic():
         checked = check_move(**args)
@@ -718,7 +726,7 @@ def _record(
         _lobby_changed(game, [seat.user_id for seat in seats])
     if game.is_playing and any(seat.computer_plays for seat in seats):
         # After the broadcast: the players see this move before the bots' answers.
-        _after_commit(lambda: bots_may_move.send(sender=Game, game_id=game.pk))
+        _after_commit(lambda: bots_may_move.send(sender=Game, game_id=game.pk), blocking=True)
 
 
 def _record_seats(game: Game, state, seats: list[Seat], events: list[dict]) -> None:
@@ -731,7 +739,7 @@ def _record_seats(game: Game, state, seats: list[Seat], events: list[dict]) -> N
     )
     _after_commit(lambda: broadcast.game_changed(game, state, events))
     if any(seat.computer_plays for seat in seats):
-        _after_commit(lambda: bots_may_move.send(sender=Game, game_id=game.pk))
+        _after_commit(lambda: bots_may_move.send(sender=Game, game_id=game.pk), blocking=True)
 
 
 def _store(game: Game, state, seats: list[Seat], events: list[dict]) -> None:

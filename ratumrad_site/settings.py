@@ -200,6 +200,9 @@ BOT_STALL = timedelta(seconds=10)
 # Moves of different games run side by side in worker threads (PostgreSQL only; see
 # games.consumers.parallel_moves).
 PARALLEL_MOVES = env_bool("PARALLEL_MOVES", True)
+# With parallel moves, a move's two statements go from the event loop itself, through a
+# small pool of async connections per process (games.async_moves); off: from a worker thread.
+MOVES_ON_EVENT_LOOP = env_bool("MOVES_ON_EVENT_LOOP", True)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -180,10 +180,10 @@ def test_the_write_statement_is_sent_with_postgresqls_own_numbered_placeholders(
     # psycopg would parse the long statement's %s again for every move (it caches only
     # statements of at most 4 kB and 50 parameters); the numbering is done once per text.
     sql = "UPDATE t SET a = %s, b = %s WHERE id = %s AND EXISTS (SELECT 1 FROM guard)"
-    assert rows._numbered(sql) == (
+    assert rows.numbered(sql) == (
         "UPDATE t SET a = $1, b = $2 WHERE id = $3 AND EXISTS (SELECT 1 FROM guard)"
     )
-    assert rows._numbered(sql) is rows._numbered(sql)
+    assert rows.numbered(sql) is rows.numbered(sql)
 
 
 def test_every_change_of_a_seat_of_a_game_being_played_writes_the_game_row(people, monkeypatch):

@@ -25,11 +25,13 @@ import sys
 import time
 from dataclasses import dataclass
 
+import psycopg
 import pytest
 import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from games import async_moves
 from games.ratumrad import engine
 from tests.real_server import Server, free_port, server_database
 from tests.test_ws_whole_games import check_no_leak
@@ -524,9 +526,22 @@ async def test_a_whole_game_between_two_real_clients(database_url, tmp_path, ser
                 await table.check_log(server)
                 names = {row["name"] for row in table.latest()["results"]}
                 assert names == {lea.name, noah.name}
+                if database_url.startswith("postgres"):
+                    # The moves went from the server's event loop, through its own pool.
+                    assert await asyncio.to_thread(moves_pool_connections, database_url) >= 1
             finally:
                 if table is not None:
                     await table.close()
+
+
+def moves_pool_connections(database_url: str) -> int:
+    with psycopg.connect(database_url) as conn:
+        [(count,)] = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = %s",
+            [async_moves.APPLICATION_NAME],
+        ).fetchall()
+    return count
 
 
 async def test_a_player_who_walks_away_is_replaced_by_the_servers_own_sweeper(

@@ -1,0 +1,169 @@
+"""Moves on PostgreSQL made on the server's event loop, without a worker thread.
+
+A guarded move (``services.move_apply``) is two statements: the read of the game and its
+seats, and the write that checks the game row is still the version read (``rows.guarded``).
+Here both go through psycopg's async connections, a small pool per event loop, and the rules
+run on the loop in between: no hop to a worker thread and back, and no wait for the
+interpreter lock between that thread and the loop. The statements, the rows and the checks
+are the thread's own (``selectors.versioned_query``, ``services.check_move``,
+``rows.guarded_statement``); only the round trips differ.
+
+What the thread's way does instead: the move that ends a game (scored with the ORM under the
+lock), a game that changed under three tries, and every move on SQLite. Callbacks that read
+the database (the computer players' driver) run in the sockets' database thread
+(``database_sync_to_async``) after the write.
+
+A psycopg error becomes Django's ``DatabaseError``, as on the thread's way; the socket
+answers ``unavailable``. A connection that broke is replaced by the pool, and a read that
+found its connection broken is tried once more on another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import psycopg
+from channels.db import database_sync_to_async
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from psycopg_pool import AsyncConnectionPool
+
+from games import rows, selectors, services
+from ratumrad_site.postgres import TIMESTAMPTZ, UtcTimestampLoader
+
+logger = logging.getLogger(__name__)
+
+POOL_SIZE = 4  # connections per event loop: moves of different games at the same time
+APPLICATION_NAME = "ratumrad-moves"
+
+_pools: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}  # each opens its loop's pool
+
+
+async def _configure(connection: psycopg.AsyncConnection) -> None:
+    # As Django's own connections: UTC sessions, whose timestamps the fast loader reads.
+    if connection.info.parameter_status("TimeZone") != "UTC":
+        await connection.execute("SET TIME ZONE 'UTC'")
+    connection.adapters.register_loader(TIMESTAMPTZ, UtcTimestampLoader)
+
+
+async def pool() -> AsyncConnectionPool:
+    """This event loop's pool, opened on first use with Django's connection settings."""
+    loop = asyncio.get_running_loop()
+    opening = _pools.get(loop)
+    if opening is None or (opening.done() and opening.exception() is not None):
+        # One task opens it: moves that arrive meanwhile wait for that one.
+        opening = _pools[loop] = loop.create_task(_open())
+    return await opening
+
+
+async def _open() -> AsyncConnectionPool:
+    params = connections[DEFAULT_DB_ALIAS].get_connection_params()
+    params.pop("cursor_factory", None)  # the statements go through raw cursors
+    opened = AsyncConnectionPool(
+        # Named, so that pg_stat_activity tells these connections from the threads' ones.
+        kwargs={"application_name": APPLICATION_NAME, **params, "autocommit": True},
+        min_size=1,
+        max_size=POOL_SIZE,
+        configure=_configure,
+        open=False,
+        name="moves",
+    )
+    await opened.open()
+    return opened
+
+
+async def close_pools() -> None:
+    """Close this event loop's pool (its connections end)."""
+    opening = _pools.pop(asyncio.get_running_loop(), None)
+    if opening is not None and not (opening.done() and opening.exception() is not None):
+        await (await opening).close()
+
+
+async def _fetch(connection, sql: str, params: list) -> list[tuple]:
+    cursor = psycopg.AsyncRawCursor(connection)
+    await cursor.execute(rows.numbered(sql), params)
+    return await cursor.fetchall()
+
+
+async def move_apply(
+    *, game_id: int, user, move: dict, expect_seq: int | None = None, by_bot: bool = False
+) -> services.MoveResult | None:
+    """``services.move_apply`` on the event loop; None if the move must take the thread's way
+    (it raises what that raises: a refusal, a missing game, ``DatabaseError``)."""
+    move = {key: value for key, value in move.items() if key not in ("ref", "expect_seq")}
+    game_id = services.valid_game_id(game_id)
+    args = {"game_id": game_id, "user": user, "expect_seq": expect_seq, "by_bot": by_bot}
+    moves = await pool()
+    for _ in range(services.UNLOCKED_TRIES):
+        try:
+            made = await _try(moves, args, move)
+        except psycopg.Error as error:
+            raise DatabaseError(str(error)) from error
+        if made is _THREAD:
+            return None
+        if made is not _CHANGED:
+            return made
+    return None
+
+
+_CHANGED, _THREAD = object(), object()
+
+
+async def _try(moves: AsyncConnectionPool, args: dict, move: dict):
+    """One guarded try: the move's result, ``_CHANGED`` (nothing written) or ``_THREAD``."""
+    for last in (False, True):
+        async with moves.connection() as connection:
+            try:
+                found = await _fetch(connection, *selectors.versioned_query(args["game_id"]))
+            except psycopg.OperationalError:
+                if last:
+                    raise
+                # The connection broke (PostgreSQL restarted, its backend ended): the read
+                # changed nothing, so it is made again on another one (the pool drops this).
+                continue
+            checked = services.check_move(**args, read=selectors.versioned_from_rows(found))
+            try:
+                with rows.collected() as caught:
+                    events = services.do_move(
+                        checked=checked, user=args["user"], move=move, by_bot=args["by_bot"]
+                    )
+            except services.NeedsLock:
+                return _THREAD
+            statement = rows.guarded_statement(checked.game, caught.writes)
+            [(written,)] = await _fetch(connection, statement.sql, statement.params)
+        if not written:
+            return _CHANGED  # another change came between the read and the write
+        _run(caught.callbacks)
+        return services.MoveResult(seq=checked.game.seq, events=events)
+    raise AssertionError("unreachable")
+
+
+def _run(callbacks: list[tuple[Callable[[], object], bool]]) -> None:
+    """The write's callbacks, as after a commit: each one's failure is logged, not raised.
+    Those that read the database run after the others, in the sockets' database thread."""
+    blocking = []
+    for func, reads in callbacks:
+        if reads:
+            blocking.append(func)
+        else:
+            _call(func)
+    if blocking:
+        task = asyncio.get_running_loop().create_task(database_sync_to_async(_call_all)(blocking))
+        _running.add(task)  # the loop keeps only weak references to its tasks
+        task.add_done_callback(_running.discard)
+
+
+_running: set[asyncio.Task] = set()
+
+
+def _call_all(callbacks: list[Callable[[], object]]) -> None:
+    for func in callbacks:
+        _call(func)
+
+
+def _call(func: Callable[[], object]) -> None:
+    try:
+        func()
+    except Exception:
+        logger.exception("a callback after a move failed")
