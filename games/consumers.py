@@ -27,6 +27,7 @@ import math
 import re
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from channels.consumer import get_handler_name
@@ -39,7 +40,7 @@ from django.db import DatabaseError, close_old_connections, connection
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
-from games import async_moves, bots, broadcast, registry, selectors, serverloop, services, wire
+from games import async_moves, bots, broadcast, registry, selectors, services, wire
 from games.models import ChatMessage, Connection, Game, Seat
 from ratumrad_site.ws_auth import header
 
@@ -69,6 +70,11 @@ def parallel_moves() -> bool:
     return settings.PARALLEL_MOVES and connection.vendor != "sqlite"
 
 
+# The worker threads of parallel moves that take the thread's way (as many as asyncio's
+# default executor has).
+_move_threads = ThreadPoolExecutor(thread_name_prefix="moves")
+
+
 def _with_connection(kwargs: dict) -> services.MoveResult:
     # As ``database_sync_to_async`` does: a broken or expired connection is closed before and
     # after, and the next query opens a new one.
@@ -94,7 +100,7 @@ async def apply_move(**kwargs) -> services.MoveResult:
         if result is not None:
             return result
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(serverloop.MOVE_THREADS, _with_connection, kwargs)
+    return await loop.run_in_executor(_move_threads, _with_connection, kwargs)
 
 
 class Refused(services.ServiceError):

@@ -131,8 +131,8 @@ def on_commit(func: Callable[[], Any], blocking: bool = False) -> None:
     """``transaction.on_commit(func, robust=True)``; inside a guarded batch, once its writes
     are made (or never, if they are not). Outside a transaction it runs at once.
 
-    ``blocking``: ``func`` reads the database, so a move made on the event loop runs it in a
-    worker thread (``games.async_moves``)."""
+    ``blocking``: ``func`` reads the database, so a move made on the event loop runs it in the
+    sockets' database thread (``games.async_moves``)."""
     callbacks = getattr(_pending, "callbacks", None)
     if callbacks is not None:
         callbacks.append((func, blocking))

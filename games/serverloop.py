@@ -8,11 +8,6 @@ they are.
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
-
-# The worker threads of moves (as many as asyncio's default executor has), and of what a move
-# on the event loop hands off because it reads the database.
-MOVE_THREADS = ThreadPoolExecutor(thread_name_prefix="moves")
 
 _server: dict[str, asyncio.AbstractEventLoop | None] = {"loop": None}
 
