@@ -91,27 +91,25 @@ async def move_apply(
 ) -> services.MoveResult | None:
     """``services.move_apply`` on the event loop; None if the move must take the thread's way
     (it raises what that raises: a refusal, a missing game, ``DatabaseError``)."""
-    move = {key: value for key, value in move.items() if key not in ("ref", "expect_seq")}
+    move = services.move_body(move)
     game_id = services.valid_game_id(game_id)
     args = {"game_id": game_id, "user": user, "expect_seq": expect_seq, "by_bot": by_bot}
     moves = await pool()
     for _ in range(services.UNLOCKED_TRIES):
         try:
-            made = await _try(moves, args, move)
+            return await _try(moves, args, move)
+        except rows.Changed:
+            continue  # another change came between the read and the write
+        except services.NeedsLock:
+            return None
         except psycopg.Error as error:
             raise DatabaseError(str(error)) from error
-        if made is _THREAD:
-            return None
-        if made is not _CHANGED:
-            return made
     return None
 
 
-_CHANGED, _THREAD = object(), object()
-
-
-async def _try(moves: AsyncConnectionPool, args: dict, move: dict):
-    """One guarded try: the move's result, ``_CHANGED`` (nothing written) or ``_THREAD``."""
+async def _try(moves: AsyncConnectionPool, args: dict, move: dict) -> services.MoveResult:
+    """One guarded try; ``rows.Changed`` if the game changed after the read (nothing was
+    written), ``services.NeedsLock`` if the move ends the game (nothing was written)."""
     for last in (False, True):
         async with moves.connection() as connection:
             try:
@@ -123,17 +121,13 @@ async def _try(moves: AsyncConnectionPool, args: dict, move: dict):
                 # changed nothing, so it is made again on another one (the pool drops this).
                 continue
             checked = services.check_move(**args, read=selectors.versioned_from_rows(found))
-            try:
-                with rows.collected() as caught:
-                    events = services.do_move(
-                        checked=checked, user=args["user"], move=move, by_bot=args["by_bot"]
-                    )
-            except services.NeedsLock:
-                return _THREAD
+            with rows.collected() as caught:
+                events = services.do_move(
+                    checked=checked, user=args["user"], move=move, by_bot=args["by_bot"]
+                )
             statement = rows.guarded_statement(checked.game, caught.writes)
             [(written,)] = await _fetch(connection, statement.sql, statement.params)
-        if not written:
-            return _CHANGED  # another change came between the read and the write
+        rows.check_guarded(statement, written)
         _run(caught.callbacks)
         return services.MoveResult(seq=checked.game.seq, events=events)
     raise AssertionError("unreachable")

@@ -432,21 +432,16 @@ def check_move(
     user: AbstractBaseUser,
     expect_seq: int | None,
     by_bot: bool,
-    lock: bool = True,
     read: tuple[Game | None, list[Seat]] | None = None,
 ) -> MoveCheck:
-    """The game and seats of a move, checked: locked, or read with their version (``lock``
-    false), or as ``read`` already (``selectors.versioned_from_rows``)."""
+    """The game and seats of a move, checked: locked, or as ``read`` without a lock, with
+    their version (``selectors.versioned_game_with_seats``)."""
     # The broadcast needs the seats' presence.
-    if read is not None:
-        (game, seats), lock = read, False
-        if game is None:
-            raise _no_game(game_id)
-    elif lock:
+    if read is None:
         game = _locked(game_id)
         seats = selectors.seats_with_presence(game.pk)
     else:
-        game, seats = selectors.versioned_game_with_seats(valid_game_id(game_id))
+        game, seats = read
         if game is None:
             raise _no_game(game_id)
     seat = _seat_of(seats, user)
@@ -460,7 +455,7 @@ def check_move(
         raise ServiceError("the game has not started yet", "not_started", 409)
     if expect_seq is not None and expect_seq != game.seq:
         raise Stale("the game is at move {seq}, not {expected}", seq=game.seq, expected=expect_seq)
-    return MoveCheck(game, seats, seat, lock)
+    return MoveCheck(game, seats, seat, locked=read is None)
 
 
 def do_move(*, checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: bool) -> list:
@@ -480,6 +475,12 @@ def do_move(*, checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: b
     return events
 
 
+def move_body(message: dict) -> dict:
+    """A move as the engine takes it and the log keeps it: without the frame's ``ref`` and
+    ``expect_seq``."""
+    return {key: value for key, value in message.items() if key not in ("ref", "expect_seq")}
+
+
 def move_apply(
     *,
     game_id: int,
@@ -493,7 +494,7 @@ def move_apply(
     ``by_bot``: the bot driver moves for the seat. A person's own move takes their seat back
     from the autopilot; the driver's move for a seat its person has taken back is ``stale``.
     """
-    move = {key: value for key, value in move.items() if key not in ("ref", "expect_seq")}
+    move = move_body(move)
     args = {"game_id": game_id, "user": user, "expect_seq": expect_seq, "by_bot": by_bot}
     if rows.can_guard():
         for _ in range(UNLOCKED_TRIES):
@@ -514,7 +515,8 @@ def _move_unlocked(args: dict, move: dict) -> MoveResult:
     the database instead of five. Every change of a game's seats while it is played also
     writes its game row (``_record``, ``_record_seats``, ``do_game_abort``), so the guard on
     the game row sees those too."""
-    checked = check_move(**args, lock=False)
+    read = selectors.versioned_game_with_seats(valid_game_id(args["game_id"]))
+    checked = check_move(**args, read=read)
     with rows.guarded(checked.game):
         events = do_move(checked=checked, user=args["user"], move=move, by_bot=args["by_bot"])
     return MoveResult(seq=checked.game.seq, events=events)
