@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from games import selectors, serverloop, wire
+from games import registry, selectors, serverloop, wire
 from games.models import ChatMessage, Game, Seat
 
 logger = logging.getLogger(__name__)
@@ -102,6 +102,8 @@ def game_changed(
         if not detail["is_bot"]
     }
     public = selectors.game_view(game, None, state, details, extras)
+    kind = registry.get(game.kind)
+    movers = kind.engine.to_move(state) if state is not None and game.is_playing else []
     _send(
         game_group(game.pk),
         {
@@ -112,6 +114,8 @@ def game_changed(
             "players": [[row["id"], row.get("name", "")] for row in public["players"]],
             "frames": frames,  # by the seated user's id, as a string
             "public": wire.state_frame(public),
+            # Who is to move now: their servers read the game ahead (games.async_moves).
+            "movers": [user_id for user_id in movers if str(user_id) in frames],
         },
     )
 

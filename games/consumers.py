@@ -85,6 +85,12 @@ def _with_connection(kwargs: dict) -> services.MoveResult:
         close_old_connections()
 
 
+def reads_ahead() -> bool:
+    """Whether a socket's process reads a game ahead of its player's move
+    (``async_moves.prefetch``): when moves are made on the event loop."""
+    return settings.MOVES_ON_EVENT_LOOP and parallel_moves()
+
+
 async def apply_move(**kwargs) -> services.MoveResult:
     """``services.move_apply``: with ``parallel_moves()`` on the event loop itself where it can
     (``games.async_moves``, unless ``MOVES_ON_EVENT_LOOP`` is off), else in a worker thread of
@@ -574,6 +580,8 @@ class GameConsumer(ProtocolConsumer):
             return
         self.sent_seq, self.sent_status = message["seq"], message["status"]
         await self.send(text_data=frame)
+        if self.user.pk in message.get("movers", ()) and reads_ahead():
+            async_moves.prefetch(self.game_id, message["seq"])
 
     async def on_beat(self) -> None:
         """Send what this socket missed: changes whose update never came (lost in the channel
@@ -606,6 +614,8 @@ class GameConsumer(ProtocolConsumer):
         return events, selectors.game_view(game, self.user.pk)
 
     async def presence_changed(self, message: dict) -> None:
+        if reads_ahead():  # the read ahead knew the presence before this change
+            async_moves.forget(self.game_id)
         if message.get("sender") == self.channel_name:
             return
         if message.get("at", math.inf) < self.joined_at:

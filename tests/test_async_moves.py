@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 
+import psycopg
 import pytest
 from asgiref.sync import sync_to_async
 from django.db import connection
@@ -16,6 +17,7 @@ from django.db import connection
 from games import async_moves, services
 from games.models import Game, Move, Seat
 from games.ratumrad import engine
+from tests.ws_helpers import Socket, close_all, isolated_sockets  # noqa: F401 (autouse)
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),  # each change commits, as on the site
@@ -184,3 +186,162 @@ async def test_the_computer_players_answer_from_the_database_thread(people):
             _, now = await game_now(game.pk)
         pytest.fail("the computer player did not answer")
     pytest.fail("the computer player never had a turn")
+
+
+# ---------------------------------------------------------------- reads ahead of a move
+
+
+async def read_ahead(game_id: int, seq: int) -> None:
+    await async_moves.prefetch(game_id, seq)
+
+
+async def test_a_move_read_ahead_is_one_statement(people, monkeypatch):
+    alice = people[0]
+    game = await dealt_game(people)
+    _, state = await game_now(game.pk)
+    await read_ahead(game.pk, state.seq)
+    sent = statements(monkeypatch)
+    result = await async_moves.move_apply(
+        game_id=game.pk, user=alice, move=engine.legal_moves(state, alice.pk)[0]
+    )
+    assert sent == ["WITH"]  # the guarded write alone
+    assert result.seq == state.seq + 1 and await count_moves(game.pk) == 1
+    # Each read serves one move: the next one reads for itself.
+    _, state = await game_now(game.pk)
+    sent.clear()
+    bob = people[1]
+    await async_moves.move_apply(
+        game_id=game.pk, user=bob, move=engine.legal_moves(state, bob.pk)[0]
+    )
+    assert sent == ["SELECT", "WITH"]
+
+
+async def test_a_read_ahead_that_the_game_outran_is_made_again_and_the_move_made_once(
+    people, monkeypatch
+):
+    alice, bob = people[:2]
+    game = await dealt_game(people)
+    _, state = await game_now(game.pk)
+    await read_ahead(game.pk, state.seq)
+    await sync_to_async(services.game_leave)(game_id=game.pk, user=bob)
+    sent = statements(monkeypatch)
+    _, now = await game_now(game.pk)
+    result = await async_moves.move_apply(
+        game_id=game.pk, user=alice, move=engine.legal_moves(now, alice.pk)[0]
+    )
+    assert sent == ["WITH", "SELECT", "WITH"]  # the first write found the game changed
+    assert result.seq == now.seq + 1
+    bob_seat = await sync_to_async(Seat.objects.get)(game=game, user=bob)
+    assert bob_seat.left and bob_seat.autopilot  # not written over by the move
+    assert await sync_to_async(Move.objects.filter(game=game, user=alice).count)() == 1
+
+
+async def test_a_move_refused_on_a_read_ahead_is_tried_again_on_a_fresh_read(people, monkeypatch):
+    # In the preparation both choose their cards (R2.4): bob's read ahead is outrun by
+    # alice's choice, and his move, sent after he saw hers, names her seq.
+    alice, bob = people[:2]
+    game = await dealt_game(people)
+    _, state = await game_now(game.pk)
+    await read_ahead(game.pk, state.seq)
+    await sync_to_async(services.move_apply)(
+        game_id=game.pk, user=alice, move=engine.legal_moves(state, alice.pk)[0]
+    )
+    sent = statements(monkeypatch)
+    result = await async_moves.move_apply(
+        game_id=game.pk,
+        user=bob,
+        move=engine.legal_moves(state, bob.pk)[0],
+        expect_seq=state.seq + 1,
+    )
+    assert sent == ["SELECT", "WITH"]  # not refused as stale: read again
+    assert result.seq == state.seq + 2
+    # A move refused on a fresh read too is refused, and changes nothing.
+    _, state = await game_now(game.pk)
+    await read_ahead(game.pk, state.seq)
+    sent.clear()
+    with pytest.raises(services.ServiceError) as refused:
+        await async_moves.move_apply(game_id=game.pk, user=bob, move={"type": "NO_SUCH_MOVE"})
+    assert refused.value.code == "unknown_type"
+    assert sent == ["SELECT"]
+    assert (await game_now(game.pk))[1].seq == state.seq
+
+
+async def test_a_read_ahead_is_not_taken_when_forgotten_too_old_or_failed(people, monkeypatch):
+    alice, bob = people[:2]
+    game = await dealt_game(people)
+    sent = statements(monkeypatch)
+
+    async def move(user) -> None:
+        _, state = await game_now(game.pk)
+        sent.clear()
+        result = await async_moves.move_apply(
+            game_id=game.pk, user=user, move=engine.legal_moves(state, user.pk)[0]
+        )
+        assert result.seq == state.seq + 1
+        assert sent == ["SELECT", "WITH"]  # the move read for itself
+
+    _, state = await game_now(game.pk)
+    await read_ahead(game.pk, state.seq)
+    async_moves.forget(game.pk)  # a socket came or went: the presence read is old
+    await move(alice)
+
+    _, state = await game_now(game.pk)
+    await read_ahead(game.pk, state.seq)
+    monkeypatch.setattr(async_moves, "PREFETCH_MAX_AGE", 0.0)
+    await move(bob)
+    monkeypatch.undo()
+    sent = statements(monkeypatch)
+
+    async def broken(game_id):
+        raise psycopg.OperationalError("the server closed the connection")
+
+    monkeypatch.setattr(async_moves, "_prefetch_rows", broken)
+    _, state = await game_now(game.pk)
+    with pytest.raises(psycopg.OperationalError):
+        await read_ahead(game.pk, state.seq)
+    await move(alice)
+
+
+async def test_a_socket_of_the_player_to_move_reads_ahead_and_a_new_socket_drops_it(
+    people, monkeypatch, settings
+):
+    settings.PARALLEL_MOVES = True  # as on the site: moves on the event loop
+    alice, bob = people[:2]
+    game = await dealt_game(people)
+    a = await Socket.game(game.pk, alice)
+    b = await Socket.game(game.pk, bob)
+    await a.until("STATE")  # bob arrived
+    sent = statements(monkeypatch)
+    first = a.received[0]["state"]["legal"][0]
+    await a.send({**first, "ref": "a1"})
+    await a.until("ACK")
+    await b.until("STATE", seq=1)
+    # Alice's move read for itself (no update had come yet). Bob still chooses (R2.4): his
+    # socket's update made this process read the game.
+    for _ in range(100):
+        if sent == ["SELECT", "WITH", "SELECT"]:
+            break
+        await asyncio.sleep(0.01)
+    assert sent == ["SELECT", "WITH", "SELECT"]
+    await asyncio.sleep(0.05)  # the read is through
+    sent.clear()
+    legal = (await b.sync())["legal"]
+    await b.send({**legal[0], "ref": "b1"})
+    assert (await b.until("ACK"))[-1]["seq"] == 2
+    assert sent[0] == "WITH"  # no read of its own
+    # Whoever is to move now had a read made; a second socket of alice's arrives and the
+    # presence that read holds is old: the move reads again.
+    await a.until("STATE", seq=2)
+    await asyncio.sleep(0.05)
+    again = await Socket.game(game.pk, alice)
+    await b.until("PRESENCE")
+    await asyncio.sleep(0.05)
+    _, state = await game_now(game.pk)
+    mover = next(person for person in (alice, bob) if engine.turn_moves(state, person.pk))
+    socket = again if mover == alice else b
+    legal = (await socket.sync())["legal"]
+    sent.clear()
+    await socket.send({**next(m for m in legal if m["type"] != "VOTE_END"), "ref": "m"})
+    await socket.until("ACK")
+    assert sent[:2] == ["SELECT", "WITH"]
+    await close_all(a, b, again)
