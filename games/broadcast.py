@@ -35,7 +35,9 @@ def _send(group: str, message: dict) -> None:
 def _send_all(messages: list[tuple[str, dict]]) -> None:
     """Send to several groups, in this order.
 
-    On an event loop they leave in a task of their own. In a server, a worker thread (a move,
+    On an event loop they leave at once: with the site's Redis layer this process's sockets
+    have them when this returns (``group_send_soon``), with others in a task of their own.
+    In a server, a worker thread (a move,
     a REST request) hands the messages to the event loop and goes on: waiting for the channel
     layer there (``async_to_sync``) cost a thread hop each way and held the thread for Redis's
     round trip. Messages of one process leave in the order they were handed over. Elsewhere
@@ -71,16 +73,26 @@ _sending: set[asyncio.Task] = set()  # the loop keeps only weak references to it
 
 
 def _start_sending(layer, messages: list[tuple[str, dict]]) -> None:
-    task = asyncio.get_running_loop().create_task(_send_now(layer, messages))
-    _sending.add(task)
-    task.add_done_callback(_sent)
+    send_soon = getattr(layer, "group_send_soon", None)  # ratumrad_site.channel_layer's
+    if send_soon is None:
+        task = asyncio.get_running_loop().create_task(_send_now(layer, messages))
+        _sending.add(task)
+        task.add_done_callback(_sent)
+        return
+    # This process's sockets have the messages before this returns, not a task later (a
+    # move's update reached them after its ACK had gone); Redis's copies go in the next batch.
+    try:
+        for group, message in messages:
+            send_soon(group, message).add_done_callback(_sent)
+    except Exception:
+        logger.exception("a broadcast failed")
 
 
-def _sent(task: asyncio.Task) -> None:
-    _sending.discard(task)
-    if not task.cancelled() and task.exception() is not None:
+def _sent(sending: asyncio.Future) -> None:
+    _sending.discard(sending)
+    if not sending.cancelled() and sending.exception() is not None:
         # As before a failed send: the clients notice the gap in seq and ask for the state.
-        logger.error("a broadcast failed", exc_info=task.exception())
+        logger.error("a broadcast failed", exc_info=sending.exception())
 
 
 def game_changed(

@@ -54,11 +54,15 @@ class LocalFirstShard(RedisSingleShardConnection):
         self._sender: asyncio.Task | None = None
 
     async def publish(self, channel: str, message: bytes) -> None:
+        await self.publish_soon(channel, message)
+
+    def publish_soon(self, channel: str, message: bytes) -> asyncio.Future:
+        """Put the message in the next batch; the future settles when Redis has it."""
         sent = asyncio.get_running_loop().create_future()
         self._outbox.append((channel, message, sent))
         if self._sender is None:
             self._sender = asyncio.create_task(self._send_batches())
-        await sent
+        return sent
 
     async def _send_batches(self) -> None:
         batch: list = []
@@ -135,11 +139,17 @@ class LocalFirstLoopLayer(RedisPubSubLoopLayer):
         await self._get_shard(channel).publish(channel, self.tag + data)
 
     async def group_send(self, group: str, message: dict) -> None:
+        await self.group_send_soon(group, message)
+
+    def group_send_soon(self, group: str, message: dict) -> asyncio.Future:
+        """``group_send`` without waiting for Redis: the group's members in this process have
+        the message when this returns; the future settles when Redis has it for the others.
+        Messages leave in the order of these calls."""
         group_channel = self._get_group_channel_name(group)
         data = self.channel_layer.serialize(message)
         for channel in tuple(self.groups.get(group_channel, ())):
             self._deliver(channel, data)
-        await self._get_shard(group_channel).publish(group_channel, self.tag + data)
+        return self._get_shard(group_channel).publish_soon(group_channel, self.tag + data)
 
 
 class LocalFirstPubSubChannelLayer(RedisPubSubChannelLayer):

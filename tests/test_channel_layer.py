@@ -15,6 +15,7 @@ import redis
 from channels_redis.pubsub import RedisPubSubChannelLayer
 from redis.asyncio.client import Pipeline
 
+from games import broadcast
 from ratumrad_site.channel_layer import MARKER, TAG_BYTES, LocalFirstPubSubChannelLayer
 
 pytestmark = pytest.mark.skipif(
@@ -68,16 +69,18 @@ async def test_the_sender_s_own_members_get_a_group_message_without_redis(layers
     local = await member(here, "game-2")
     loop_layer = here._get_layer()
     published = []
-    stalled = asyncio.Event()
+    stalled = asyncio.get_running_loop().create_future()  # Redis never answers
 
-    async def stalled_publish(channel, data):
+    def stalled_publish(channel, data):
         published.append((channel, data))
-        await stalled.wait()  # Redis never answers
+        return stalled
 
-    loop_layer._get_shard(loop_layer._get_group_channel_name("game-2")).publish = stalled_publish
+    shard = loop_layer._get_shard(loop_layer._get_group_channel_name("game-2"))
+    shard.publish_soon = stalled_publish
     sending = asyncio.create_task(here.group_send("game-2", {"type": "chat.line", "text": "Hoi"}))
     try:
         assert await receive(here, local) == {"type": "chat.line", "text": "Hoi"}
+        assert not sending.done()
         # It still goes to Redis for the other processes, tagged as this process's own.
         [(channel, data)] = published
         assert channel.endswith("__group.v2__game-2")
@@ -85,6 +88,29 @@ async def test_the_sender_s_own_members_get_a_group_message_without_redis(layers
         assert here.deserialize(data[TAG_BYTES:]) == {"type": "chat.line", "text": "Hoi"}
     finally:
         sending.cancel()
+
+
+async def test_group_send_soon_hands_the_message_to_local_members_before_it_returns(layers):
+    here, there = layers
+    local, remote = await member(here, "game-9"), await member(there, "game-9")
+    loop_layer = here._get_layer()
+    sent = [here.group_send_soon("game-9", {"type": "t", "n": n}) for n in (1, 2)]
+    # No await between: the messages wait in the member's queue already.
+    queue = loop_layer.channels[local]
+    assert [here.deserialize(queue.get_nowait())["n"] for _ in range(2)] == [1, 2]
+    await asyncio.wait_for(asyncio.gather(*sent), timeout=TIMEOUT)  # Redis has them
+    assert [(await receive(there, remote))["n"] for _ in range(2)] == [1, 2]
+
+
+async def test_a_broadcast_on_the_event_loop_is_with_this_process_s_sockets_at_once(layers):
+    # A move made on the event loop sends its update before its ACK: the mover's and their
+    # neighbours' sockets here have it then, not a task later.
+    here, there = layers
+    local, remote = await member(here, "game-10"), await member(there, "game-10")
+    broadcast._start_sending(here, [("game-10", {"type": "game.update", "seq": 4})])
+    queue = here._get_layer().channels[local]
+    assert here.deserialize(queue.get_nowait()) == {"type": "game.update", "seq": 4}
+    assert await receive(there, remote) == {"type": "game.update", "seq": 4}
 
 
 async def test_a_message_to_a_channel_of_this_process_never_leaves_it(layers):
