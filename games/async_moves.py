@@ -88,6 +88,7 @@ async def _open() -> AsyncConnectionPool:
 
 async def close_pools() -> None:
     """Close this event loop's pool (its connections end)."""
+    _prefetched.pop(asyncio.get_running_loop(), None)
     opening = _pools.pop(asyncio.get_running_loop(), None)
     if opening is not None and not (opening.done() and opening.exception() is not None):
         await (await opening).close()
@@ -182,9 +183,12 @@ def prefetch(game_id: int, seq: int) -> asyncio.Task | None:
     if known is not None and known.seq >= seq:
         return None
     now = time.monotonic()
-    for other, entry in list(waiting.items()):  # games whose move never came
-        if now - entry.started > PREFETCH_MAX_AGE:
-            del waiting[other]
+    waiting.pop(game_id, None)  # put back last: the oldest reads come first
+    while waiting:  # games whose move never came
+        oldest = next(iter(waiting))
+        if now - waiting[oldest].started <= PREFETCH_MAX_AGE:
+            break
+        del waiting[oldest]
     read = loop.create_task(_prefetch_rows(game_id))
     read.add_done_callback(_seen)
     waiting[game_id] = _Prefetch(seq, now, read)

@@ -302,6 +302,15 @@ async def test_a_read_ahead_is_not_taken_when_forgotten_too_old_or_failed(people
     await move(alice)
 
 
+async def test_reads_whose_move_never_came_are_dropped_when_they_are_old(people, monkeypatch):
+    games = [await dealt_game(people) for _ in range(3)]
+    for game in games[:2]:
+        await read_ahead(game.pk, 0)
+    monkeypatch.setattr(async_moves, "PREFETCH_MAX_AGE", -1.0)  # every read is too old
+    await read_ahead(games[2].pk, 0)
+    assert list(async_moves._prefetched[asyncio.get_running_loop()]) == [games[2].pk]
+
+
 async def test_a_socket_of_the_player_to_move_reads_ahead_and_a_new_socket_drops_it(
     people, monkeypatch, settings
 ):
