@@ -3,6 +3,7 @@
 daphne runs Twisted on an asyncio event loop, which it makes when ``daphne.server`` is
 imported: uvloop's policy is set before that. uvloop's loop runs the same callbacks with less
 of the loop's own work per socket event, the most of a busy server's time after the moves.
+Its TCP connections send what they are given at once (``ratumrad_site.eager_write``).
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ if uvloop is not None:
 
 from daphne.cli import CommandLineInterface  # after the policy, see above
 
+from ratumrad_site import eager_write
+
 
 def main() -> None:
+    eager_write.install()
     CommandLineInterface.entrypoint()
 
 

@@ -865,6 +865,23 @@ def test_the_server_runs_daphne_on_uvloops_event_loop():
     assert found.stdout.strip() == "<class 'uvloop.Loop'>"
 
 
+def test_the_server_s_connections_send_at_once():
+    # ratumrad_site.serve installs ratumrad_site.eager_write before daphne starts.
+    program = (
+        "import ratumrad_site.serve as serve\n"
+        "from daphne.cli import CommandLineInterface\n"
+        "CommandLineInterface.entrypoint = staticmethod(lambda: None)\n"
+        "serve.main()\n"
+        "from twisted.internet import tcp\n"
+        "from ratumrad_site import eager_write\n"
+        "print(tcp.Connection.write is eager_write._write_now)\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    assert found.stdout.strip() == "True"
+
+
 def test_the_redis_client_parses_with_hiredis():
     # The channel layer's client reads every broadcast; hiredis parses it in C.
     from redis.utils import HIREDIS_AVAILABLE
