@@ -36,12 +36,11 @@ def _send_all(messages: list[tuple[str, dict]]) -> None:
     """Send to several groups, in this order.
 
     On an event loop they leave at once: with the site's Redis layer this process's sockets
-    have them when this returns (``group_send_soon``), with others in a task of their own.
-    In a server, a worker thread (a move,
-    a REST request) hands the messages to the event loop and goes on: waiting for the channel
-    layer there (``async_to_sync``) cost a thread hop each way and held the thread for Redis's
-    round trip. Messages of one process leave in the order they were handed over. Elsewhere
-    they are sent before this returns.
+    have them when this returns (``group_send_soon``), with others in a task of their own. In
+    a server, a worker thread (a move, a REST request) hands the messages to the event loop
+    and goes on: waiting for the channel layer there (``async_to_sync``) cost a thread hop
+    each way and held the thread for Redis's round trip. Messages of one process leave in the
+    order they were handed over. Elsewhere they are sent before this returns.
     """
     layer = get_channel_layer()
     if layer is None or not messages:
