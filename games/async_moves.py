@@ -115,7 +115,7 @@ async def move_apply(
         try:
             return await _try(moves, args, move, found)
         except rows.Changed:
-            pass  # another change came between the read and the write
+            tries -= 1  # another change came between the read and the write
         except services.NeedsLock:
             return None
         except services.ServiceError:
@@ -123,12 +123,9 @@ async def move_apply(
                 raise
             # Refused on a read made before the move: it may be a change behind, as is
             # ``expect_seq``. The read is made again, and that try does not count.
-            found = None
-            continue
         except psycopg.Error as error:
             raise DatabaseError(str(error)) from error
         found = None
-        tries -= 1
     return None
 
 
