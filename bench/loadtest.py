@@ -5,6 +5,7 @@
                                        [--url URL]
                                        [--rate MOVES_PER_SECOND]
                                        [--flood-sockets 50] [--flood-seconds 10]
+                                       [--samples FILE]
 
 Without ``--url`` it starts ``--processes`` daphne processes sharing one port
 (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL when ``DATABASE_URL`` names
@@ -22,8 +23,10 @@ With ``--rate`` the games together offer that many moves per second, each game o
 beat: the round trip at a load the servers can carry. In the same run a few sockets send
 ``PING`` and time the ``PONG``: the floor of a round trip through the same servers.
 
-Every game is set up and every socket open before the clock starts. The servers' output goes
-to a temporary file, or to the file ``LOADTEST_LOG`` names.
+Every game is set up and every socket open before the clock starts, and the players of the
+last games leave once every table has stopped. The servers' output goes to a temporary file,
+or to the file ``LOADTEST_LOG`` names. ``--samples FILE`` writes every move's time: when it
+ended, its round trip and its type, to see when the slow ones came.
 
 Printed: moves applied per second; the move round trip (send → the ACK and every player's
 STATE of the new seq) at p50/p95/p99, and the part until the mover's ACK; the same for the
@@ -40,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -199,14 +203,18 @@ class Table:
         return game_id
 
     async def run(self, game_id: int, until: float) -> None:
+        """Play until ``until``, a new game whenever one ends. The last game's sockets stay
+        open (:meth:`leave`): hundreds of players leaving at the same moment would slow the
+        last moves of the tables that are still playing."""
         while True:
-            try:
-                await self.play(game_id, until)
-            finally:
-                await asyncio.gather(*(self.close(player) for player in self.players))
+            await self.play(game_id, until)
             if time.monotonic() >= until:
                 return
+            await self.leave()
             game_id = await self.seat()
+
+    async def leave(self) -> None:
+        await asyncio.gather(*(self.close(player) for player in self.players))
 
     async def open(self, player: Player, game_id: int) -> None:
         player.socket = await self.site.socket(f"/ws/games/{game_id}/", player.token)
@@ -278,6 +286,7 @@ class Table:
                 continue
             await asyncio.gather(*(self.caught_up(p, reply["seq"]) for p in self.players))
             self.stats.moves.append(time.perf_counter() - started)
+            self.stats.timeline.append((time.monotonic(), move["type"]))
 
     async def pace(self) -> None:
         """Wait for this table's next slot: ``--rate`` moves per second over all tables."""
@@ -302,6 +311,7 @@ class Table:
 @dataclass
 class Stats:
     moves: list[float] = field(default_factory=list)  # round trips of applied moves
+    timeline: list[tuple[float, str]] = field(default_factory=list)  # each one's end, type
     echoes: list[float] = field(default_factory=list)
     acks: list[float] = field(default_factory=list)  # send → the mover's ACK (or ERROR)
     refused: dict[str, int] = field(default_factory=dict)
@@ -372,6 +382,10 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     for start in range(0, len(tables), 25):
         games += await asyncio.gather(*(table.seat() for table in tables[start : start + 25]))
     print(f"{len(games)} games running; measuring for {args.seconds:.0f} s ...", flush=True)
+    # What the setup left is kept out of this process's collections: a full one (30 ms) in
+    # the first second would count as the servers' time.
+    gc.collect()
+    gc.freeze()
     meter = CpuMeter(server_pids)
     stats.frames = 0  # the STATEs and PRESENCEs of the setup are not the moves'
     began = time.monotonic()
@@ -383,9 +397,16 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     tasks += [
         asyncio.create_task(echo(site, prober.token, until, stats)) for _ in range(ECHO_SOCKETS)
     ]
-    await asyncio.gather(*tasks)
-    seconds = time.monotonic() - began
-    stats.cpu = meter.spent()
+    try:
+        await asyncio.gather(*tasks)
+        seconds = time.monotonic() - began
+        stats.cpu = meter.spent()
+    finally:
+        await asyncio.gather(*(table.leave() for table in tables))
+    if args.samples:
+        with open(args.samples, "w") as out:
+            for (ended, move_type), round_trip in zip(stats.timeline, stats.moves, strict=True):
+                out.write(f"{ended - began:.3f} {round_trip * 1000:.2f} {move_type}\n")
     if args.flood_sockets:
         stats.flood = await echo_flood(site, args, server_pids)
     return stats, seconds
@@ -547,6 +568,11 @@ def main() -> None:
     parser.add_argument("--flood-seconds", type=float, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--url", help="drive a running server instead of starting one")
+    parser.add_argument(
+        "--samples",
+        help="write each applied move to this file: when it ended (seconds on the clock),"
+        " its round trip in ms, its type",
+    )
     args = parser.parse_args()
     kind = registry.get(args.kind)
     least, most = kind.min_players, kind.max_players
