@@ -887,3 +887,26 @@ def test_the_redis_client_parses_with_hiredis():
     from redis.utils import HIREDIS_AVAILABLE
 
     assert HIREDIS_AVAILABLE
+
+
+def test_the_server_loads_every_game_and_freezes_its_heap_before_it_serves():
+    # ratumrad_site.serve's server sets what it loaded aside from the garbage collector
+    # (gc.freeze) before daphne's own run starts serving.
+    program = (
+        "import gc, sys\n"
+        "import ratumrad_site.serve as serve\n"
+        "from daphne.server import Server\n"
+        "from games import registry\n"
+        "def served(self):\n"
+        "    loaded = all('engine' in vars(kind) for kind in registry.KINDS.values())\n"
+        "    print(gc.get_freeze_count(), loaded)\n"
+        "Server.run = served\n"
+        "sys.argv = ['daphne', 'ratumrad_site.asgi:application']\n"
+        "serve.main()\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    frozen, loaded = found.stdout.split()
+    assert int(frozen) > 50_000  # Django, daphne and the games
+    assert loaded == "True"
