@@ -449,6 +449,8 @@ class GameConsumer(ProtocolConsumer):
             await self.close(CLOSE_NOT_FOUND)
             return
         self.kind, self.seated = found
+        if self.seated and reads_ahead():
+            async_moves.open_soon()
         moves = {move_type: "on_move" for move_type in self.kind.engine.MOVE_TYPES}
         self.handlers = {**moves, **type(self).handlers}
         self.joined_at = time.time()

@@ -354,3 +354,24 @@ async def test_a_socket_of_the_player_to_move_reads_ahead_and_a_new_socket_drops
     await socket.until("ACK")
     assert sent[:2] == ["SELECT", "WITH"]
     await close_all(a, b, again)
+
+
+async def test_a_seated_player_s_socket_opens_the_pool_before_the_first_move(people, settings):
+    settings.PARALLEL_MOVES = True  # as on the site: moves on the event loop
+    game = await dealt_game(people)
+    loop = asyncio.get_running_loop()
+    watcher = await Socket.game(game.pk, people[2])
+    assert loop not in async_moves._pools  # a watcher makes no moves
+    alice = await Socket.game(game.pk, people[0])
+    assert loop in async_moves._pools
+    moves = await async_moves._pools[loop]
+    await moves.wait(timeout=5)
+    # Every connection is open before a move asks for one; a move then takes one of them.
+    opened = moves.get_stats()
+    assert opened["pool_size"] == opened["connections_num"] == async_moves.POOL_SIZE
+    await alice.send({**alice.received[0]["state"]["legal"][0], "ref": "a1"})
+    await alice.until("ACK")
+    after = moves.get_stats()
+    assert after["requests_num"] >= 1  # the move went through the pool ...
+    assert after["connections_num"] == async_moves.POOL_SIZE  # ... and opened none
+    await close_all(watcher, alice)
