@@ -849,20 +849,21 @@ async def test_a_redis_restart_loses_no_move_and_clients_resync_by_seq(
         broker.kill()
 
 
+def printed(program: str) -> str:
+    """What a Python program, run in a fresh interpreter, prints (stripped)."""
+    found = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    return found.stdout.strip()
+
+
 def test_the_server_runs_daphne_on_uvloops_event_loop():
     # daphne makes its loop when daphne.server is imported; ratumrad_site.serve (which the
     # cluster, these tests' servers and docs/deploy.md use) sets uvloop's policy first.
-    found = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import ratumrad_site.serve, daphne.server; print(type(daphne.server.twisted_loop))",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
+    found = printed(
+        "import ratumrad_site.serve, daphne.server; print(type(daphne.server.twisted_loop))"
     )
-    assert found.stdout.strip() == "<class 'uvloop.Loop'>"
+    assert found == "<class 'uvloop.Loop'>"
 
 
 def test_the_server_s_connections_send_at_once():
@@ -876,10 +877,7 @@ def test_the_server_s_connections_send_at_once():
         "from ratumrad_site import eager_write\n"
         "print(tcp.Connection.write is eager_write._write_now)\n"
     )
-    found = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True
-    )
-    assert found.stdout.strip() == "True"
+    assert printed(program) == "True"
 
 
 def test_the_redis_client_parses_with_hiredis():
@@ -904,9 +902,6 @@ def test_the_server_loads_every_game_and_freezes_its_heap_before_it_serves():
         "sys.argv = ['daphne', 'ratumrad_site.asgi:application']\n"
         "serve.main()\n"
     )
-    found = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True
-    )
-    frozen, loaded = found.stdout.split()
+    frozen, loaded = printed(program).split()
     assert int(frozen) > 50_000  # Django, daphne and the games
     assert loaded == "True"
