@@ -76,7 +76,14 @@ def open_soon() -> asyncio.Task:
     if opening is None or (opening.done() and opening.exception() is not None):
         # One task opens it: moves that arrive meanwhile wait for that one.
         opening = _pools[loop] = loop.create_task(_open())
+        opening.add_done_callback(_opened)
     return opening
+
+
+def _opened(opening: asyncio.Task) -> None:
+    # Seen here too, as no move may await it: the next move tries again, and says why.
+    if not opening.cancelled() and opening.exception() is not None:
+        logger.warning("the moves' pool did not open", exc_info=opening.exception())
 
 
 async def _open() -> AsyncConnectionPool:

@@ -375,3 +375,17 @@ async def test_a_seated_player_s_socket_opens_the_pool_before_the_first_move(peo
     assert after["requests_num"] >= 1  # the move went through the pool ...
     assert after["connections_num"] == async_moves.POOL_SIZE  # ... and opened none
     await close_all(watcher, alice)
+
+
+async def test_a_pool_that_did_not_open_is_logged_and_opened_on_the_next_call(monkeypatch, caplog):
+    async def broken():
+        raise OSError("no route to the database")
+
+    monkeypatch.setattr(async_moves, "_open", broken)
+    failed = async_moves.open_soon()
+    await asyncio.gather(failed, return_exceptions=True)
+    assert "the moves' pool did not open" in caplog.text
+    monkeypatch.undo()
+    again = async_moves.open_soon()
+    assert again is not failed
+    assert (await again).get_stats()["pool_max"] == async_moves.POOL_SIZE
