@@ -73,11 +73,16 @@ def open_soon() -> asyncio.Task:
     """
     loop = asyncio.get_running_loop()
     opening = _pools.get(loop)
-    if opening is None or (opening.done() and opening.exception() is not None):
+    if opening is None or _failed(opening):
         # One task opens it: moves that arrive meanwhile wait for that one.
         opening = _pools[loop] = loop.create_task(_open())
         opening.add_done_callback(_opened)
     return opening
+
+
+def _failed(task: asyncio.Task) -> bool:
+    """Whether ``task`` ended without a result: it raised, or was cancelled."""
+    return task.done() and (task.cancelled() or task.exception() is not None)
 
 
 def _opened(opening: asyncio.Task) -> None:
@@ -106,7 +111,7 @@ async def close_pools() -> None:
     """Close this event loop's pool (its connections end)."""
     _prefetched.pop(asyncio.get_running_loop(), None)
     opening = _pools.pop(asyncio.get_running_loop(), None)
-    if opening is not None and not (opening.done() and opening.exception() is not None):
+    if opening is not None and not _failed(opening):
         await (await opening).close()
 
 
