@@ -136,3 +136,22 @@ def test_a_finished_game_hands_its_results_with_the_longest_paths(client, alice,
     assert state["status"] == "FINISHED"
     assert {row["player"] for row in state["results"]} == {alice.pk, bob.pk}
     assert all(row["longest_path_roads"] == [] for row in state["results"])
+
+
+def test_a_solo_game_of_road_to_300_has_no_chat_panel(client, alice):
+    game = services.game_create(user=alice, name="Allein", kind="road300")
+    response = page(client, game.pk, alice)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="r3-grid"' in html  # the table is there
+    for element in ('id="chat-panel"', 'id="chat"', 'id="chat-form"', 'id="chat-text"'):
+        assert element not in html
+
+
+@pytest.mark.parametrize("kind", ["ratumrad", "rage"])
+def test_a_table_game_keeps_its_chat_panel(client, alice, bob, kind):
+    game = services.game_create(user=alice, name="Zu zweit", kind=kind, max_players=3)
+    services.game_join(game_id=game.pk, user=bob)
+    html = page(client, game.pk, bob).content.decode()
+    for element in ('id="chat-panel"', 'id="chat-form"', 'id="chat-send"'):
+        assert element in html

@@ -86,8 +86,9 @@ function tableData() {
 const { createTable } = await import(root.dataset.tableScript);
 
 const feed = new Feed($("feed"));
-const chat = new Chat($("chat"), document.documentElement.lang);
-const unread = unreadCounter($("chat-panel"), $("chat-unread"), T.chat_unread);
+// A solo game's page has no chat.
+const chat = $("chat-panel") ? new Chat($("chat"), document.documentElement.lang) : null;
+const unread = chat ? unreadCounter($("chat-panel"), $("chat-unread"), T.chat_unread) : null;
 const table = createTable({
   root,
   strings: T,
@@ -106,10 +107,10 @@ const client = createClient({
   },
   onHistory(events, lines) {
     feed.replace(events);
-    chat.replace(lines);
+    if (chat) chat.replace(lines);
   },
   onChat(line) {
-    if (chat.add(line) && line.player !== userId) unread.add();
+    if (chat && chat.add(line) && line.player !== userId) unread.add();
   },
   onError: (code, message) => showNotice(errorText(code, message)),
   onOpen() {
@@ -161,7 +162,7 @@ function render() {
 
   table.render(state, { busy: client.busy });
   // A line sent while the socket is not open would be lost: the button waits, the text stays.
-  $("chat-send").disabled = !client.connected;
+  if (chat) $("chat-send").disabled = !client.connected;
   renderVote(state);
   renderSeat(state);
   renderEnd(state);
@@ -326,7 +327,7 @@ $("join-button").addEventListener("click", async () => {
   if (await post(root.dataset.joinUrl)) client.sync();
 });
 
-$("chat-form").addEventListener("submit", (event) => {
+$("chat-form")?.addEventListener("submit", (event) => {
   event.preventDefault();
   const input = $("chat-text");
   const text = input.value.trim();

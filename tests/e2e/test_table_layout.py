@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import game_against_a_bot, hand_size, say, wait_for_hand_size
+from tests.e2e.helpers import call, game_against_a_bot, hand_size, say, wait_for_hand_size
 
 BUILDABLE = '#board g.road.buildable[tabindex="0"]'
 
@@ -194,6 +194,19 @@ def test_on_a_wide_screen_the_feed_and_chat_start_open(new_page):
     board = page.locator("#board-scroll").bounding_box()
     for selector in ("#hand-panel", "#draw-panel", "#destinations-panel", "#players"):
         assert page.locator(selector).bounding_box()["x"] >= board["x"] + board["width"]
+
+
+def test_a_solo_game_of_road_to_300_shows_no_chat(new_page, screenshot):
+    page = new_page("Sola", lang="en", width=1366, height=768)
+    answer = call(page, "POST", "/api/games/", {"kind": "road300", "name": "Allein"})
+    assert answer["status"] == 201, answer
+    page.goto(f"/games/{answer['body']['id']}/")
+    expect(page.locator("#r3-grid .r3-cell.r3-lit").first).to_be_visible()  # the table is live
+    expect(page.locator("#feed-heading")).to_have_text("Recent activity")
+    expect(page.get_by_role("heading", name="Chat")).to_have_count(0)
+    expect(page.get_by_role("textbox", name="Message")).to_have_count(0)
+    expect(page.get_by_role("button", name="Send")).to_have_count(0)
+    screenshot(page, "road300-no-chat")
 
 
 def test_every_move_is_reachable_by_keyboard_in_the_tables_order(new_page, screenshot):
