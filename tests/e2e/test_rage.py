@@ -1,12 +1,14 @@
 """RAGE in real browsers: two people and two computer players play a whole game (10 rounds) by
 clicking bid buttons and lit cards (a Joker asks for its colour), one of them reloads in the
 middle of a trick and the table resumes, and both see the score sheet of all 10 rounds at the
-end; and the table of 8 seats on a phone fits without scrolling sideways."""
+end; the table of 8 seats on a phone fits without scrolling sideways; the score sheet of 4 or 8
+seats scrolls in its own box, never the page."""
 
 from __future__ import annotations
 
 import time
 
+import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
@@ -17,6 +19,25 @@ GAME_TIMEOUT_S = 90  # a whole game with two people clicking takes some 20 to 40
 BID = "#rg-bids button.rg-bid-button:enabled"
 LIT = "#rg-hand button.rg-card.rg-lit:enabled"
 TRICK_CARDS = "#rg-trick .rg-played .rg-card"
+PHONE = {"width": 375, "height": 812}
+LAPTOP = {"width": 1366, "height": 768}
+
+# The score sheet's column headings that cannot be brought into sight by scrolling the sheet's
+# own box (each in turn is scrolled to): outside the box or outside the window.
+SHEET_HEADINGS_OUT_OF_REACH = """() => {
+    const box = document.querySelector("#rg-sheet-panel .rg-sheet-scroll");
+    const out = [];
+    for (const heading of box.querySelectorAll("thead th")) {
+        heading.scrollIntoView({block: "nearest", inline: "nearest"});
+        const frame = box.getBoundingClientRect();
+        const cell = heading.getBoundingClientRect();
+        if (cell.left < frame.left - 0.5 || cell.right > frame.right + 0.5
+            || cell.left < 0 || cell.right > window.innerWidth) out.push(heading.textContent);
+    }
+    box.scrollLeft = 0;
+    return out;
+}"""
+PAGE_WIDTH = "() => [document.documentElement.scrollWidth, window.innerWidth]"
 
 
 def hand(page: Page) -> list[str]:
@@ -101,6 +122,30 @@ def reload_mid_trick(page: Page, frames: list[str], loads: int, screenshot) -> N
     assert trick(page) == before_trick
     expect(page.locator("#turn-line")).to_have_text(before_turn)
     expect(page.locator(LIT).first).to_be_visible()
+
+
+def rage_against_computers(page: Page, seats: int, options: dict | None = None) -> int:
+    """A started game of ``seats`` seats, the page's guest and computers in the others, its page
+    open with the history in."""
+    frames = watch_socket(page)
+    body = {"kind": "rage", "name": "Stiche", "max_players": seats, "bots": seats - 1}
+    body.update(turn_seconds=0, options=options or {})
+    answer = call(page, "POST", "/api/games/", body)
+    assert answer["status"] == 201, answer
+    game_id = answer["body"]["id"]
+    assert call(page, "POST", f"/api/games/{game_id}/start/")["status"] == 200
+    page.goto(f"/games/{game_id}/")
+    wait_for_history(page, frames)
+    return game_id
+
+
+def play_until_a_round_is_scored(page: Page) -> None:
+    seen = {"moves": 0, "bids": 0, "cards": 0, "jokers": 0, "forbidden": 0, "keyboard": 2}
+    deadline = time.monotonic() + 30
+    while not page.locator("#rg-sheet tbody tr.rg-sheet-round").count():
+        assert time.monotonic() < deadline, f"no round was scored in time: {seen}"
+        if not act(page, seen):
+            page.wait_for_timeout(40)
 
 
 def test_two_people_and_two_computers_play_a_whole_game_of_rage(new_page, screenshot):
@@ -242,3 +287,23 @@ def test_the_rage_table_of_eight_seats_fits_a_phone(new_page, screenshot):
         width,
     )
     assert outside == 0
+
+
+@pytest.mark.parametrize("seats", [4, 8])
+def test_G4_4_the_score_sheet_scrolls_in_its_own_box_and_the_page_never_sideways(new_page, seats):
+    page = new_page("Alice", lang="en", **LAPTOP)
+    rage_against_computers(page, seats)
+    play_until_a_round_is_scored(page)
+    for size in (LAPTOP, PHONE):
+        page.set_viewport_size(size)
+        expect(page.locator("#rg-sheet-panel")).to_be_visible()
+        expect(page.locator("#rg-sheet thead th")).to_have_count(2 + seats)
+        expect(page.locator("#rg-sheet tbody tr.rg-sheet-round")).to_have_count(1)
+        page.locator("#rg-sheet-panel").scroll_into_view_if_needed()
+        page.screenshot(path=str(SCREENSHOTS / f"rage-sheet-{seats}-seats-{size['width']}.png"))
+        scroll_width, width = page.evaluate(PAGE_WIDTH)
+        assert scroll_width <= width, f"the page scrolls sideways at {size}"
+        box = page.locator("#rg-sheet-panel .rg-sheet-scroll").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+        assert page.evaluate(SHEET_HEADINGS_OUT_OF_REACH) == [], size
+        assert page.evaluate("() => window.scrollX") == 0
