@@ -307,3 +307,48 @@ def test_G4_4_the_score_sheet_scrolls_in_its_own_box_and_the_page_never_sideways
         assert box["x"] >= 0 and box["x"] + box["width"] <= width
         assert page.evaluate(SHEET_HEADINGS_OUT_OF_REACH) == [], size
         assert page.evaluate("() => window.scrollX") == 0
+
+
+# What of these lies outside the window (or has text cut off: wider inside than its box).
+OUTSIDE_OR_CUT = """(nodes) => nodes.filter((node) => {
+    const box = node.getBoundingClientRect();
+    const outside = box.top < 0 || box.left < 0
+        || box.bottom > window.innerHeight || box.right > window.innerWidth;
+    return outside || node.scrollWidth > node.clientWidth;
+}).map((node) => node.id || node.textContent)"""
+
+# Seat labels cut off or sticking out of their seat.
+CUT_LABELS = """(labels) => labels.filter((label) => {
+    const seat = label.closest(".rg-seat").getBoundingClientRect();
+    const box = label.getBoundingClientRect();
+    return label.scrollWidth > label.clientWidth || box.left < seat.left || box.right > seat.right;
+}).map((label) => label.textContent)"""
+
+BID_WORDS = {
+    "de": ("Deine Voraussage: Wie viele Stiche machst du?", "Voraussage"),
+    "en": ("Your bid: how many tricks will you win?", "Bid"),
+}
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_G2_on_a_phone_the_bids_and_the_hand_are_in_the_first_screen_with_whole_labels(
+    new_page, lang
+):
+    heading, label = BID_WORDS[lang]
+    page = new_page("Alice", lang=lang, **PHONE)
+    rage_against_computers(page, 4)
+    expect(page.locator(BID)).to_have_count(11)  # open bids: Alice's turn comes at once
+    expect(page.locator("#rg-hand button.rg-card")).to_have_count(10)
+    expect(page.locator("#rg-bid-heading")).to_have_text(heading)
+    page.screenshot(path=str(SCREENSHOTS / f"rage-phone-bidding-{lang}.png"))
+    assert page.evaluate("() => [window.scrollX, window.scrollY]") == [0, 0]
+    shown = "#rg-bid-heading, #rg-bids, #rg-bids button, #rg-hand-heading, #rg-hand, #rg-hand li"
+    assert page.eval_on_selector_all(shown, OUTSIDE_OR_CUT) == []
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+
+    # Each seat's labels whole, on a phone and on a laptop's screen.
+    for size in (PHONE, LAPTOP):
+        page.set_viewport_size(size)
+        expect(page.locator("#rg-seats .rg-seat-bid dt")).to_have_text([label] * 4)
+        assert page.eval_on_selector_all("#rg-seats .rg-seat-stat dt", CUT_LABELS) == []
+    page.screenshot(path=str(SCREENSHOTS / f"rage-bidding-{lang}.png"))

@@ -194,6 +194,7 @@ export function createTable({ userId, send }) {
     const area = $("rg-bid-area");
     const bids = legalOf(state, "BID");
     area.hidden = !bids.length;
+    $("rg-area").classList.toggle("rg-bidding", bids.length > 0);
     if (!bids.length) {
       $("rg-bids").replaceChildren();
       return;
