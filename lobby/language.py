@@ -82,8 +82,8 @@ class AccountLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        signed_in = COOKIE not in request.COOKIES and request.user.is_authenticated
-        if signed_in and (code := saved(request.user)):
+        without_cookie = COOKIE not in request.COOKIES and request.user.is_authenticated
+        if without_cookie and (code := saved(request.user)):
             speak(request, code)
         response = self.get_response(request)
         code = getattr(request, "account_language", "")
