@@ -41,7 +41,7 @@ urlpatterns = [
     path("games/", include("games.page_urls")),
     path("", include("rankings.urls")),
     path("road300/daily/", game_views.road300_daily, name="road300-daily"),
-    path("rules/", game_views.rules_page, name="rules"),
+    path("rules/", game_views.rules_index, name="rules"),
     path("rules/<slug:kind>/", game_views.rules_page, name="rules-kind"),
     path("healthz", healthz, name="healthz"),
     path("i18n/setlang/", language.set_language, name="set_language"),
