@@ -75,5 +75,6 @@ def test_each_game_page_links_the_rules_of_its_own_kind(alice, kind, seats, lang
     client.force_login(alice)
     html = get(client, f"/games/{game.pk}/", language)
     head = re.search(r'<header class="game-head">.*?</header>', html, re.S).group(0)
-    anchor = re.search(rf'<a href="/rules/{kind}/" target="_blank" rel="noopener">(.*?)</a>', head)
+    apart = 'target="_blank" rel="noopener"'  # the game stays open in its own tab
+    anchor = re.search(rf'<a class="game-rules" href="/rules/{kind}/" {apart}>(.*?)</a>', head)
     assert anchor and anchor.group(1).startswith(link + '<span class="visually-hidden">')
