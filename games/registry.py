@@ -16,6 +16,7 @@ from functools import cached_property
 from types import ModuleType
 from typing import Any
 
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 DEFAULT_KIND = "ratumrad"
@@ -93,6 +94,25 @@ class GameKind:
             for option in self.options
             if (badges := option.choice_badges if option.choices else {True: option.badge})
         }
+
+    @property
+    def players_text(self) -> str:
+        """How many play it, in words: "solo", "2 to 5 players"."""
+        if self.solo:
+            return gettext("solo: one player")
+        if self.min_players == self.max_players:
+            return ngettext("%(count)s player", "%(count)s players", self.min_players) % {
+                "count": self.min_players
+            }
+        return gettext("%(min)s to %(max)s players") % {
+            "min": self.min_players,
+            "max": self.max_players,
+        }
+
+    @property
+    def picture(self) -> str:
+        """Its picture on the front page and the rules' index (a static path)."""
+        return f"img/kinds/{self.key}.svg"
 
     @property
     def bots(self) -> tuple[str, ...]:

@@ -225,8 +225,13 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
 RULES_LANGUAGES = ("de", "en")  # the first is the default
 
 
-def rules_page(request: HttpRequest, kind: str = registry.DEFAULT_KIND) -> HttpResponse:
-    """The rules of a kind of game (``/rules/`` is Rat um Rad's), in the page's language."""
+def rules_index(request: HttpRequest) -> HttpResponse:
+    """Every kind of game the site offers, each with a line on it and a link to its rules."""
+    return render(request, "rules/index.html", {"kinds": registry.KINDS.values()})
+
+
+def rules_page(request: HttpRequest, kind: str) -> HttpResponse:
+    """The rules of a kind of game, in the page's language."""
     if kind not in registry.KINDS:
         raise Http404(f"there is no game kind {kind!r}")
     language = (get_language() or "").split("-")[0]

@@ -91,3 +91,20 @@ class Guest(models.Model):
 
     def __str__(self) -> str:
         return self.user.get_username()
+
+
+class Profile(models.Model):
+    """What a player chose that follows them from browser to browser: the site's language."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    # A code of settings.LANGUAGES, or empty: the browser's own choice.
+    language = models.CharField(_("language"), max_length=8, blank=True)
+
+    class Meta:
+        verbose_name = _("profile")
+        verbose_name_plural = _("profiles")
+
+    def __str__(self) -> str:
+        return self.user.get_username()

@@ -8,6 +8,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
@@ -67,6 +68,7 @@ def home(request: HttpRequest) -> HttpResponse:
             return redirect("home")
         return lobby(request)
     form = GuestForm(request.POST if request.method == "POST" else None)
+    chosen = registry.KINDS.get(request.POST.get("kind", ""))  # a game's own "Play" button
     if request.method == "POST":
         throttle = GuestThrottle()
         if not throttle.allow_request(request, None):
@@ -76,8 +78,16 @@ def home(request: HttpRequest) -> HttpResponse:
             )
         elif form.is_valid() and (guest := form.save()) is not None:
             login(request, guest.user, backend=BACKEND)
+            if chosen:
+                return redirect(f"{reverse('home')}?kind={chosen.key}#new-game")
             return redirect(next_path(request))
-    return render(request, "home.html", {"form": form, "next": next_path(request)})
+    context = {
+        "form": form,
+        "next": next_path(request),
+        "kinds": registry.KINDS.values(),
+        "chosen_kind": chosen,
+    }
+    return render(request, "home.html", context)
 
 
 def kind_label(key: str) -> str:
@@ -104,7 +114,10 @@ def lobby(request: HttpRequest) -> HttpResponse:
     running = [g for g in games if g["status"] in Game.PLAYING]
     finished = [g for g in games if g["status"] in Game.OVER][:FINISHED_LISTED]
     name = request.user.get_username()
-    new_game = NewGameForm(initial={"name": gettext("Game of %(name)s") % {"name": name}})
+    initial = {"name": gettext("Game of %(name)s") % {"name": name}}
+    if request.GET.get("kind") in registry.KINDS:  # the front page's "Play" of one kind
+        initial["kind"] = request.GET["kind"]
+    new_game = NewGameForm(initial=initial)
     return render(
         request,
         "lobby/lobby.html",

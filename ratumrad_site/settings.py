@@ -136,6 +136,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "lobby.language.AccountLanguageMiddleware",  # a signed-in player's own language
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -214,6 +215,9 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "de"
 LANGUAGES = [("de", _("German")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# The language chosen in a browser lasts a year there; a signed-in player's choice is kept
+# on their account too (lobby.language).
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 USE_I18N = True
 TIME_ZONE = "Europe/Zurich"
 USE_TZ = True
@@ -261,6 +265,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 SECURE = env_bool("DJANGO_SECURE", not DEBUG)
 SESSION_COOKIE_SECURE = SECURE
 CSRF_COOKIE_SECURE = SECURE
+LANGUAGE_COOKIE_SECURE = SECURE
 SECURE_HSTS_SECONDS = 365 * 24 * 3600 if SECURE else 0
 
 REST_FRAMEWORK = {

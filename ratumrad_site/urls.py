@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from games import views as game_views
 from lobby import api as lobby_api
+from lobby import language
 from lobby import views as lobby_views
 from rankings import api as rankings_api
 from ratumrad_site.api_docs import SwaggerView
@@ -40,10 +41,10 @@ urlpatterns = [
     path("games/", include("games.page_urls")),
     path("", include("rankings.urls")),
     path("road300/daily/", game_views.road300_daily, name="road300-daily"),
-    path("rules/", game_views.rules_page, name="rules"),
+    path("rules/", game_views.rules_index, name="rules"),
     path("rules/<slug:kind>/", game_views.rules_page, name="rules-kind"),
     path("healthz", healthz, name="healthz"),
-    path("i18n/", include("django.conf.urls.i18n")),
+    path("i18n/setlang/", language.set_language, name="set_language"),
     path("admin/login/", lobby_views.admin_login, name="admin-login"),
     path("admin/", admin.site.urls),
     path("api/", include(api_urlpatterns)),

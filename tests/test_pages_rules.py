@@ -1,4 +1,5 @@
-"""The rules page: German by default, English on request, every rule id, tricky rules drawn."""
+"""Rat um Rad's rules page: German by default, English on request, every rule id, tricky rules
+drawn, the card legend."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import pytest
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.urls import reverse
+from django.utils import translation
 
+from games.ratumrad.board import CARD_COLORS
+from games.views import color_letters, color_names
 from tests.csp_helpers import assert_page_keeps_policy
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +38,7 @@ PICTURES = {
 def rules_page(client, language: str | None = None) -> str:
     if language:
         client.cookies["django_language"] = language
-    response = client.get(reverse("rules"))
+    response = client.get(reverse("rules-kind", kwargs={"kind": "ratumrad"}))
     assert response.status_code == 200
     assert_page_keeps_policy(response)
     return response.content.decode()
@@ -46,8 +50,8 @@ def images(html: str) -> dict[str, str]:
     return dict(found)
 
 
-def test_the_rules_are_public_at_rules():
-    assert reverse("rules") == "/rules/"
+def test_rat_um_rads_rules_are_public_at_rules_ratumrad():
+    assert reverse("rules-kind", kwargs={"kind": "ratumrad"}) == "/rules/ratumrad/"
 
 
 def test_the_rules_are_german_by_default(client):
@@ -63,9 +67,9 @@ def test_the_rules_are_english_with_the_english_language_cookie(client):
 
 
 def test_switching_the_language_switches_the_rules(client):
-    client.post("/i18n/setlang/", {"language": "en", "next": "/rules/"})
+    client.post("/i18n/setlang/", {"language": "en", "next": "/rules/ratumrad/"})
     assert "The rules of Rat um Rad" in rules_page(client)
-    client.post("/i18n/setlang/", {"language": "de", "next": "/rules/"})
+    client.post("/i18n/setlang/", {"language": "de", "next": "/rules/ratumrad/"})
     assert "Die Spielregeln von Rat um Rad" in rules_page(client)
 
 
@@ -111,3 +115,35 @@ def test_each_picture_is_a_plain_svg_with_letters_on_its_colours(name):
     # Colour is never the only sign: cards and roads carry letters, players' roads names.
     texts = {element.text for element in root.iter(f"{svg}text")}
     assert texts & {"R", "B", "O", "P", "W", "J", "Lea", "Noah"}, name
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        (
+            "en",
+            {"green": ("G", "green"), "yellow": ("Y", "yellow"), "black": ("K", "black")},
+        ),
+        ("de", {"green": ("G", "grün"), "black": ("S", "schwarz")}),
+    ],
+)
+def test_the_card_legend_names_every_colour_with_the_letter_the_table_shows(
+    client, language, expected
+):
+    html = rules_page(client, language)
+    legend = re.search(r'<ul class="card-legend">(.*?)</ul>', html, re.S).group(1)
+    found = dict(
+        (color, (letter, name))
+        for color, letter, name in re.findall(
+            r'<span class="swatch swatch-(\w+)" aria-hidden="true">(\w*)</span> ([^<]+?)</li>',
+            legend,
+        )
+    )
+    with translation.override(language):
+        letters, names = color_letters(), color_names()
+    for color in CARD_COLORS:
+        assert found[color] == (letters[color], names[color]), color
+    for color, pair in expected.items():
+        assert found[color] == pair
+    # Each letter stands for one colour only.
+    assert len({letter for letter, _ in found.values()}) == len(found)

@@ -184,7 +184,11 @@ def public_map() -> dict:
 
 
 def rules_context() -> dict:
-    return {}  # the rules pages are static
+    """The card legend: every colour with the letter the table and the map show on it."""
+    from games.views import color_letters, color_names  # the game page's own words
+
+    letters, names = color_letters(), color_names()
+    return {"card_legend": [(color, letters[color], names[color]) for color in CARD_COLORS]}
 
 
 def hint_extra(view: dict, move: dict) -> dict:
