@@ -74,9 +74,9 @@ def hover_roads_and_check(twins: Twins, page: Page, step: int, where: str) -> in
     tip = page.locator("#road-tip")
     shown = 0
     for kind, selector in (
-        ("built road", "#board g.road.built"),
-        ("unbuildable road", "#board g.road:not(.built):not(.buildable)"),
-        ("double's other half", "#board g.road.double-open, #board g.road.closed"),
+        ("a built road", "#board g.road.built"),
+        ("a road that cannot be built", "#board g.road:not(.built):not(.buildable)"),
+        ("a double's other half", "#board g.road.double-open, #board g.road.closed"),
     ):
         roads = page.locator(selector)
         count = roads.count()
@@ -88,7 +88,7 @@ def hover_roads_and_check(twins: Twins, page: Page, step: int, where: str) -> in
         x, y = page.evaluate(ROAD_MIDDLE, road_id)
         page.mouse.move(x, y)
         if page.locator(f'#board g.road.hover[data-road="{road_id}"]').count() and tip.is_visible():
-            assert_page_sound(page, f"{where}, info box of a {kind}", twins.watches[id(page)])
+            assert_page_sound(page, f"{where}, the info box of {kind}", twins.watches[id(page)])
             shown += 1
     page.mouse.move(1, 1)
     return shown
