@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponseRedirect, JsonResponse
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
@@ -20,6 +21,11 @@ def healthz(request: HttpRequest) -> JsonResponse:
     except DatabaseError:
         return JsonResponse({"status": "error", "database": connection.vendor}, status=503)
     return JsonResponse({"status": "ok", "database": connection.vendor})
+
+
+def favicon(request: HttpRequest) -> HttpResponseRedirect:
+    """Browsers ask for /favicon.ico on pages without a <link rel=icon> (the API's JSON)."""
+    return HttpResponseRedirect(static("img/favicon.svg"))
 
 
 api_urlpatterns = [
@@ -44,6 +50,7 @@ urlpatterns = [
     path("rules/", game_views.rules_index, name="rules"),
     path("rules/<slug:kind>/", game_views.rules_page, name="rules-kind"),
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon, name="favicon"),
     path("i18n/setlang/", language.set_language, name="set_language"),
     path("admin/login/", lobby_views.admin_login, name="admin-login"),
     path("admin/", admin.site.urls),

@@ -133,6 +133,13 @@ def test_every_page_has_the_navigation_and_a_landmark_for_messages(client):
     assert '<main class="site-main" id="main">' in html
 
 
+def test_the_site_icon_is_found_at_favicon_ico_too(client):
+    # Browsers ask for it on pages without a link to the icon, such as the API's JSON.
+    response = client.get("/favicon.ico")
+    assert response.status_code == 302
+    assert response["Location"] == "/static/img/favicon.svg"
+
+
 # ---------------------------------------------------------------------------- joining
 
 

@@ -151,6 +151,7 @@ class PageFactory:
         self.watches[id(page)] = (page, watch)
         if name is not None:
             self.guests[id(page)] = login_as_guest(page, name)
+            watch.console_errors.clear()  # a taken name's 400, logged before any page of the site
         return page
 
     def watch(self, page: Page) -> Watch:
