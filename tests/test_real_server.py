@@ -27,13 +27,12 @@ from dataclasses import dataclass
 
 import psycopg
 import pytest
-import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from games import async_moves
 from games.ratumrad import engine
-from tests.real_server import Server, free_port, server_database
+from tests.real_server import PrivateRedis, Server, server_database
 from tests.test_ws_whole_games import check_no_leak
 
 TIMEOUT = 10  # seconds for any one message
@@ -751,46 +750,6 @@ async def test_two_processes_count_the_same_rate_limit(database_url, tmp_path, s
 
 
 # ---------------------------------------------------------------------------- Redis restarts
-
-
-class PrivateRedis:
-    """A redis-server of this test's own on a free port, without persistence, as in CI."""
-
-    def __init__(self, folder):
-        self.folder = folder
-        self.port = free_port()
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
-                *("--save", "", "--appendonly", "no", "--dir", str(self.folder)),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis(port=self.port, socket_connect_timeout=1)
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise
-                time.sleep(0.05)
-            finally:
-                client.close()
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
 
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
