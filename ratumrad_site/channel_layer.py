@@ -14,6 +14,13 @@ leaves it.
 Order: a member gets the messages of one sending process in the order they were sent, as
 before. Messages of different processes were never ordered among themselves (each process
 publishes when its own change has committed); consumers order updates by ``seq``.
+
+Redis away: nothing raises. A group message still reaches this process's members (the
+other processes' lose it), a new socket's subscriptions wait for Redis, and the receiver
+tries every ``RECONNECT_PAUSE`` to renew them all on a new connection. Once Redis has
+confirmed them, every socket of the process gets ``layer.resumed`` and catches up with the
+changes it missed (``games.consumers``). A publishing connection that Redis closed is opened
+again and the batch sent once more (redis-py's ``Retry``).
 """
 
 from __future__ import annotations
