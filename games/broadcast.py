@@ -18,6 +18,7 @@ from channels.layers import get_channel_layer
 
 from games import registry, selectors, serverloop, wire
 from games.models import ChatMessage, Game, Seat
+from ratumrad_site import channel_layer
 
 logger = logging.getLogger(__name__)
 
@@ -89,9 +90,16 @@ def _start_sending(layer, messages: list[tuple[str, dict]]) -> None:
 
 def _sent(sending: asyncio.Future) -> None:
     _sending.discard(sending)
-    if not sending.cancelled() and sending.exception() is not None:
-        # As before a failed send: the clients notice the gap in seq and ask for the state.
-        logger.error("a broadcast failed", exc_info=sending.exception())
+    if sending.cancelled() or sending.exception() is None:
+        return
+    error = sending.exception()
+    if isinstance(error, channel_layer.UNREACHABLE):
+        # Redis is away: this process's sockets have the update; the others catch up when
+        # it is back (``layer.resumed``). One line, not a traceback per move.
+        logger.warning("a broadcast reached only this process's sockets: %s", error)
+        return
+    # As before a failed send: the clients notice the gap in seq and ask for the state.
+    logger.error("a broadcast failed", exc_info=error)
 
 
 def game_changed(

@@ -278,6 +278,9 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     async def on_beat(self) -> None:
         """More work for every beat of an open socket (none here)."""
 
+    async def layer_resumed(self, message: dict) -> None:
+        """The channel layer hears Redis again after losing it (none here)."""
+
     async def disconnect(self, code: int) -> None:
         heartbeat = getattr(self, "heartbeat", None)
         if heartbeat is not None:
@@ -588,7 +591,16 @@ class GameConsumer(ProtocolConsumer):
     async def on_beat(self) -> None:
         """Send what this socket missed: changes whose update never came (lost in the channel
         layer, as when Redis restarts) are noticed within a beat, with their feed entries."""
-        missed = await database_sync_to_async(self._missed)()
+        await self.catch_up(MESSAGE_GRACE)
+
+    async def layer_resumed(self, message: dict) -> None:
+        """Redis is back: the updates of other processes published meanwhile are lost, and
+        any update still on its way comes after this (its process published it after Redis
+        had this process's subscriptions again), so catch up at once, without the grace."""
+        await self.catch_up(timedelta(0))
+
+    async def catch_up(self, grace: timedelta) -> None:
+        missed = await database_sync_to_async(self._missed)(grace)
         if missed is None:
             return
         events, view = missed
@@ -600,8 +612,8 @@ class GameConsumer(ProtocolConsumer):
         if news and view["seq"] >= self.sent_seq:
             await self.send_state(view)
 
-    def _missed(self) -> tuple[list[tuple[int, dict]], dict] | None:
-        settled = timezone.now() - MESSAGE_GRACE
+    def _missed(self, grace: timedelta) -> tuple[list[tuple[int, dict]], dict] | None:
+        settled = timezone.now() - grace
         games = Game.objects.filter(pk=self.game_id, updated__lt=settled)
         latest = games.values_list("seq", "status").first()
         if latest is None:

@@ -132,6 +132,12 @@ class LobbyConsumer(ProtocolConsumer):
             return  # a private game this user does not sit in: it is not in their list
         await self.send_games()
 
+    async def layer_resumed(self, message: dict) -> None:
+        # Redis is back: the lobby's updates published meanwhile by other processes are lost.
+        await self.send_games()
+        if self.follows_players:
+            await self.send_players()
+
     async def lobby_players(self, message: dict) -> None:
         if self.follows_players and message.get("sender") != self.channel_name:
             await self.send_players()

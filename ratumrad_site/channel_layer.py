@@ -14,11 +14,20 @@ leaves it.
 Order: a member gets the messages of one sending process in the order they were sent, as
 before. Messages of different processes were never ordered among themselves (each process
 publishes when its own change has committed); consumers order updates by ``seq``.
+
+Redis away: nothing raises. A group message still reaches this process's members (the
+other processes' lose it), a new socket's subscriptions wait for Redis, and the receiver
+tries every ``RECONNECT_PAUSE`` to renew them all on a new connection. Once Redis has
+confirmed them, every socket of the process gets ``layer.resumed`` and catches up with the
+changes it missed (``games.consumers``). A publishing connection that Redis closed is opened
+again and the batch sent once more (redis-py's ``Retry``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import uuid
 
 from channels_redis.pubsub import (
@@ -26,7 +35,14 @@ from channels_redis.pubsub import (
     RedisPubSubLoopLayer,
     RedisSingleShardConnection,
 )
-from channels_redis.utils import _wrap_close
+from channels_redis.utils import _close_redis, _wrap_close, create_pool
+from redis import asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+log = logging.getLogger(__name__)
 
 # A payload's tag: 0xc1, which msgpack never writes, then 15 bytes naming the sending process.
 MARKER = b"\xc1"
@@ -35,6 +51,26 @@ TAG_BYTES = 16
 # publish without tags and could not read tagged payloads, do not share them (while both run,
 # their sockets catch up by ``seq`` and on their beat instead).
 GROUP_CHANNEL = "{prefix}__group.v2__{group}"
+
+# What this process's sockets get when the layer hears Redis again after losing it: the
+# updates published meanwhile are lost, and each socket checks its game at once.
+RESUMED = {"type": "layer.resumed"}
+# Redis cannot be reached: a message then reaches only this process's members.
+UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
+# Publishing: a pooled connection that Redis closed (a restart) is opened again and the batch
+# sent once more, so the first broadcast after Redis returns goes out. No call waits long for
+# a Redis that does not answer.
+PUBLISH_OPTIONS = {
+    "retry": Retry(NoBackoff(), 1),
+    "socket_connect_timeout": 2.0,
+    "socket_timeout": 5.0,
+}
+# Subscribing: no retry inside redis-py, whose silent reconnection would renew the
+# subscriptions without anyone learning that messages were lost meanwhile; the receiver
+# below reconnects instead, and then tells this process's sockets.
+SUBSCRIBE_OPTIONS = {"retry": None, "socket_connect_timeout": 2.0}
+RECONNECT_PAUSE = 0.5  # seconds between attempts to reach Redis again
+CONFIRM_TIMEOUT = 5.0  # seconds for Redis to confirm renewed subscriptions
 
 
 class LocalFirstShard(RedisSingleShardConnection):
@@ -52,6 +88,117 @@ class LocalFirstShard(RedisSingleShardConnection):
         super().__init__(host, channel_layer)
         self._outbox: list[tuple[str, bytes, asyncio.Future]] = []
         self._sender: asyncio.Task | None = None
+        self._subscriber: aioredis.Redis | None = None
+        # Whether the subscriptions are lost (Redis unreachable): the receiver renews them.
+        # ``_subscribed_to`` is what this process wants, whether Redis has it now or not.
+        self._lost = False
+
+    def _ensure_redis(self) -> None:
+        if self._redis is None:
+            self._redis = aioredis.Redis(
+                connection_pool=create_pool(self._options(PUBLISH_OPTIONS))
+            )
+            self._subscriber = aioredis.Redis(
+                connection_pool=create_pool(self._options(SUBSCRIBE_OPTIONS))
+            )
+            self._pubsub = self._subscriber.pubsub()
+
+    def _options(self, defaults: dict) -> dict:
+        if "address" not in self.host:  # a sentinel or host/port: as channels_redis has it
+            return self.host
+        return {**defaults, **self.host}
+
+    # ------------------------------------------------------------------ subscriptions
+
+    async def subscribe(self, channel: str) -> None:
+        """Subscribe, or (Redis unreachable) note the channel for when Redis is back: a
+        socket opens all the same and hears this process's own messages meanwhile."""
+        async with self._lock:
+            if channel in self._subscribed_to:
+                return
+            self._subscribed_to.add(channel)
+            self._ensure_redis()
+            self._ensure_receiver()
+            if self._lost:
+                return
+            try:
+                await self._pubsub.subscribe(channel)
+            except UNREACHABLE as error:
+                self._lose(error)
+
+    async def unsubscribe(self, channel: str) -> None:
+        async with self._lock:
+            if channel not in self._subscribed_to:
+                return
+            self._subscribed_to.discard(channel)
+            if self._lost or self._pubsub is None:
+                return
+            try:
+                await self._pubsub.unsubscribe(channel)
+            except UNREACHABLE as error:
+                self._lose(error)
+
+    def _lose(self, error: BaseException) -> None:
+        if not self._lost:
+            self._lost = True
+            log.warning(
+                "Redis subscriptions lost (%s): this process serves its own sockets until"
+                " Redis is back",
+                f"{type(error).__name__}: {error}",
+            )
+
+    async def _do_receiving(self) -> None:
+        while True:
+            try:
+                if self._lost:
+                    await self._renew()
+                if self._pubsub is not None and self._pubsub.subscribed:
+                    message = await self._pubsub.get_message(
+                        ignore_subscribe_messages=True, timeout=0.1
+                    )
+                    self._receive_message(message)
+                else:
+                    await asyncio.sleep(0.1)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # Redis went away (or is still away)
+                self._lose(error)
+                await asyncio.sleep(RECONNECT_PAUSE)
+
+    async def _renew(self) -> None:
+        """A new connection with every wanted subscription; once Redis has confirmed them
+        (its answer to a PING sent after them), this process's sockets are told."""
+        async with self._lock:
+            await self._drop_pubsub()
+            self._pubsub = self._subscriber.pubsub()
+            wanted = tuple(self._subscribed_to)
+            if wanted:
+                await self._pubsub.subscribe(*wanted)
+                await self._pubsub.ping()
+            else:
+                await self._subscriber.ping()
+            self._lost = False  # subscriptions made from now on go straight to Redis
+        if wanted:
+            deadline = asyncio.get_running_loop().time() + CONFIRM_TIMEOUT
+            while True:
+                message = await self._pubsub.get_message(
+                    ignore_subscribe_messages=True, timeout=0.1
+                )
+                if message is not None and message["type"] == "pong":
+                    break
+                self._receive_message(message)
+                if asyncio.get_running_loop().time() > deadline:
+                    raise RedisTimeoutError("Redis did not confirm the subscriptions")
+        log.warning("Redis subscriptions renewed (%d channels)", len(wanted))
+        self.channel_layer.resumed()
+
+    async def _drop_pubsub(self) -> None:
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+    # ------------------------------------------------------------------ publishing
 
     async def publish(self, channel: str, message: bytes) -> None:
         await self.publish_soon(channel, message)
@@ -91,9 +238,13 @@ class LocalFirstShard(RedisSingleShardConnection):
             self._sender.cancel()
             await asyncio.gather(self._sender, return_exceptions=True)
         await super().flush()
+        subscriber, self._subscriber = self._subscriber, None
+        if subscriber is not None:
+            await _close_redis(subscriber)
+        self._lost = False
 
     def _receive_message(self, message: dict | None) -> None:
-        if message is None:
+        if message is None or message["type"] != "message":
             return
         data = message["data"]
         if data[:1] == MARKER:
@@ -136,10 +287,25 @@ class LocalFirstLoopLayer(RedisPubSubLoopLayer):
         if channel in self.channels:  # only this process subscribes to its channels
             self._deliver(channel, data)
             return
-        await self._get_shard(channel).publish(channel, self.tag + data)
+        try:
+            await self._get_shard(channel).publish(channel, self.tag + data)
+        except UNREACHABLE as error:
+            log.warning("Redis unreachable, a message to %s is lost: %s", channel, error)
 
     async def group_send(self, group: str, message: dict) -> None:
-        await self.group_send_soon(group, message)
+        """The group's members in this process get the message in any case; while Redis is
+        unreachable, those of other processes do not (their sockets catch up when it is
+        back), and the sender goes on."""
+        try:
+            await self.group_send_soon(group, message)
+        except UNREACHABLE as error:
+            log.warning("Redis unreachable, %s heard only in this process: %s", group, error)
+
+    def resumed(self) -> None:
+        """Redis is back after messages were lost: tell every socket of this loop."""
+        data = self.channel_layer.serialize(RESUMED)
+        for channel in tuple(self.channels):
+            self._deliver(channel, data)
 
     def group_send_soon(self, group: str, message: dict) -> asyncio.Future:
         """``group_send`` without waiting for Redis: the group's members in this process have

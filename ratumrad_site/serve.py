@@ -3,7 +3,8 @@
 daphne runs Twisted on an asyncio event loop, which it makes when ``daphne.server`` is
 imported: uvloop's policy is set before that. uvloop's loop runs the same callbacks with less
 of the loop's own work per socket event, the most of a busy server's time after the moves.
-Its TCP connections send what they are given at once (``ratumrad_site.eager_write``).
+Its TCP connections send what they are given at once (``ratumrad_site.eager_write``), and
+its sockets may close with RFC 6455's codes such as 1011 (``ratumrad_site.ws_close``).
 
 What the server has loaded before it serves is set aside from the garbage collector
 (:class:`SettledServer`).
@@ -25,7 +26,7 @@ if uvloop is not None:
 from daphne.cli import CommandLineInterface  # after the policy, see above
 from daphne.server import Server
 
-from ratumrad_site import eager_write
+from ratumrad_site import eager_write, ws_close
 
 
 class SettledServer(Server):
@@ -61,6 +62,7 @@ class CommandLine(CommandLineInterface):
 
 def main() -> None:
     eager_write.install()
+    ws_close.install()
     CommandLine.entrypoint()
 
 

@@ -167,11 +167,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 CHANNEL_LAYERS = channel_layers_config(env_str("REDIS_URL"), env_str("REDIS_PREFIX", "ratumrad"))
 
 # The cache holds the rate limits' counters: in Redis when there is one, so that every
-# server process counts the same attempts; else in each process's memory.
+# server process counts the same attempts; else in each process's memory. While Redis is
+# unreachable each process counts in its own memory (ratumrad_site/cache.py).
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "ratumrad_site.cache.ResilientRedisCache",
             "LOCATION": env_str("REDIS_URL"),
             "KEY_PREFIX": env_str("REDIS_PREFIX", "ratumrad") + "-cache",
         }

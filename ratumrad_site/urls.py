@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponseRedirect, JsonResponse
 from django.templatetags.static import static
@@ -28,6 +29,28 @@ def favicon(request: HttpRequest) -> HttpResponseRedirect:
     return HttpResponseRedirect(static("img/favicon.svg"))
 
 
+def readyz(request: HttpRequest) -> JsonResponse:
+    """Readiness, for a load balancer: PostgreSQL (or SQLite) and Redis, each on its own.
+
+    503 when either is unreachable. ``/healthz`` (liveness) asks the database only: a process
+    keeps serving its own sockets while Redis is down, and restarting it would not help."""
+    checks = {"database": "ok", "redis": "ok"}
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DatabaseError:
+        checks["database"] = "error"
+    ping = getattr(cache, "ping", None)  # ratumrad_site.cache.ResilientRedisCache's
+    if ping is None:
+        checks["redis"] = "unused"  # no REDIS_URL: the cache and channel layer in memory
+    elif not ping():
+        checks["redis"] = "error"
+    ready = "error" not in checks.values()
+    return JsonResponse(
+        {"status": "ok" if ready else "error", **checks}, status=200 if ready else 503
+    )
+
+
 api_urlpatterns = [
     path("", include("games.urls")),
     path("auth/guest/", lobby_api.GuestView.as_view(), name="auth-guest"),
@@ -50,6 +73,7 @@ urlpatterns = [
     path("rules/", game_views.rules_index, name="rules"),
     path("rules/<slug:kind>/", game_views.rules_page, name="rules-kind"),
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("favicon.ico", favicon, name="favicon"),
     path("i18n/setlang/", language.set_language, name="set_language"),
     path("admin/login/", lobby_views.admin_login, name="admin-login"),

@@ -14,6 +14,8 @@
 Several test runs may share the machine, the PostgreSQL server and Redis at once: ports are
 free ones, database names are random, and with Redis the game ids start at a random number
 (the servers share Redis's default channel-layer prefix, and groups are named by game id).
+
+``PrivateRedis`` is a redis-server of a test's own, which it may kill and start again.
 """
 
 from __future__ import annotations
@@ -38,10 +40,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import redis
+
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 30  # seconds for one server to come up (a cold start takes about 1 s)
 MIGRATE_TIMEOUT = 120
 HTTP_TIMEOUT = 10
+REDIS_START_TIMEOUT = 10
 START_ATTEMPTS = 3  # a free port can be taken by someone else before daphne binds it
 
 
@@ -293,3 +298,55 @@ class Server:
 
     def post(self, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
         return http_json("POST", self.base_url + path, body if body is not None else {}, token)
+
+
+# ---------------------------------------------------------------------------- Redis
+
+
+class PrivateRedis:
+    """A redis-server of this test's own on a free port, without persistence, as in CI."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no", "--daemonize", "no"),
+                *("--dir", str(self.folder)),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port, socket_connect_timeout=1)
+        deadline = time.monotonic() + REDIS_START_TIMEOUT
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise
+                time.sleep(0.05)
+            finally:
+                client.close()
+
+    def kill(self) -> None:
+        """SIGKILL: Redis stops at once, its clients' connections break."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> PrivateRedis:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.kill()

@@ -9,6 +9,7 @@ of this test's own.
 import asyncio
 import os
 import secrets
+import shutil
 
 import pytest
 import redis
@@ -16,7 +17,8 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from redis.asyncio.client import Pipeline
 
 from games import broadcast
-from ratumrad_site.channel_layer import MARKER, TAG_BYTES, LocalFirstPubSubChannelLayer
+from ratumrad_site.channel_layer import MARKER, RESUMED, TAG_BYTES, LocalFirstPubSubChannelLayer
+from tests.real_server import PrivateRedis
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("REDIS_URL", "").strip(), reason="the layer talks to Redis"
@@ -185,9 +187,12 @@ async def test_a_new_socket_does_not_wait_for_the_messages_being_published(layer
     await asyncio.wait_for(sending, timeout=TIMEOUT)
 
 
-async def test_a_failed_batch_is_each_senders_error_and_the_next_one_goes(layers, monkeypatch):
+async def test_a_failed_batch_is_each_senders_error_and_the_next_one_goes(
+    layers, monkeypatch, caplog
+):
     here, there = layers
     remote = await member(there, "game-7")
+    local = await member(here, "game-7")
     execute = Pipeline.execute
     down = [True]
 
@@ -198,10 +203,15 @@ async def test_a_failed_batch_is_each_senders_error_and_the_next_one_goes(layers
 
     monkeypatch.setattr(Pipeline, "execute", failing)
     with pytest.raises(redis.ConnectionError):
-        await here.group_send("game-7", {"type": "t", "n": 1})
-    down[0] = False
+        await here.group_send_soon("game-7", {"type": "t", "n": 1})
+    # group_send tells this process's members and goes on: a socket that opens or closes
+    # while Redis is down announces its presence here, and is not refused for it.
     await here.group_send("game-7", {"type": "t", "n": 2})
-    assert await receive(there, remote) == {"type": "t", "n": 2}
+    assert "game-7 heard only in this process" in caplog.text
+    down[0] = False
+    await here.group_send("game-7", {"type": "t", "n": 3})
+    assert await receive(there, remote) == {"type": "t", "n": 3}
+    assert [(await receive(here, local))["n"] for _ in range(3)] == [1, 2, 3]
 
 
 async def test_processes_of_the_older_untagged_layer_neither_break_nor_share_groups(layers):
@@ -224,3 +234,66 @@ async def test_processes_of_the_older_untagged_layer_neither_break_nor_share_gro
         assert [(await receive(here, local))["n"] for _ in range(2)] == [1, 3]
     finally:
         await older.flush()
+
+
+# ---------------------------------------------------------------------------- Redis away
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """A Redis of this test's own, which it kills and starts again."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server")
+    with PrivateRedis(tmp_path) as private:
+        yield private
+
+
+@pytest.fixture
+async def broken_layers(broker):
+    """Two layers, as two server processes see it, on the test's own Redis."""
+    made = [
+        LocalFirstPubSubChannelLayer(hosts=[{"address": broker.url}], prefix="outage")
+        for _ in range(2)
+    ]
+    yield made
+    for layer in made:
+        await layer.flush()
+
+
+async def test_while_redis_is_down_sockets_open_and_hear_their_own_process(broken_layers, broker):
+    here, there = broken_layers
+    before = await member(here, "game-1")
+    await member(there, "game-1")
+    broker.kill()
+    # A new socket: its channel, its group, its presence announced; nothing raises.
+    during = await asyncio.wait_for(member(here, "game-1"), TIMEOUT)
+    await asyncio.wait_for(here.group_send("game-1", {"type": "t", "n": 1}), TIMEOUT)
+    assert await receive(here, before) == {"type": "t", "n": 1}
+    assert await receive(here, during) == {"type": "t", "n": 1}
+    await asyncio.wait_for(here.group_discard("game-1", during), TIMEOUT)
+
+
+async def test_when_redis_is_back_sockets_hear_of_it_and_the_first_broadcast_goes_out(
+    broken_layers, broker
+):
+    here, there = broken_layers
+    local, remote = await member(here, "game-2"), await member(there, "game-2")
+    await here.group_send("game-2", {"type": "t", "n": 0})  # a pooled connection in use
+    assert await receive(there, remote) == {"type": "t", "n": 0}
+    assert await receive(here, local) == {"type": "t", "n": 0}
+
+    broker.kill()
+    joined_meanwhile = await member(there, "game-2")
+    await asyncio.sleep(0.3)  # both processes have noticed
+    broker.start()
+    # Each layer renews its subscriptions, those made while Redis was away too, and then
+    # tells every socket of its process: the updates published meanwhile are lost.
+    for layer, channel in ((here, local), (there, remote), (there, joined_meanwhile)):
+        assert await receive(layer, channel) == RESUMED
+    # The first broadcast of each process after the return goes out (a pooled connection
+    # that Redis had closed is opened again) and reaches the other process's members.
+    await asyncio.wait_for(here.group_send_soon("game-2", {"type": "t", "n": 1}), TIMEOUT)
+    assert await receive(there, remote) == {"type": "t", "n": 1}
+    assert await receive(there, joined_meanwhile) == {"type": "t", "n": 1}
+    await asyncio.wait_for(there.group_send_soon("game-2", {"type": "t", "n": 2}), TIMEOUT)
+    assert [(await receive(here, local))["n"] for _ in range(2)] == [1, 2]

@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.db import DatabaseError
 
 from games import broadcast, consumers, rows, services
@@ -179,5 +180,31 @@ async def test_a_socket_catches_up_by_itself_on_a_change_whose_update_was_lost(
         kinds = [m["event"]["kind"] for m in caught_up if m["type"] == "EVENT"]
         assert kinds == ["took_wheel"], caught_up
         assert caught_up[-1]["state"]["turn"] == "second_card"
+        assert await socket.is_quiet(0.3), "caught up twice"
+    await close_all(*sockets)
+
+
+async def test_when_redis_is_back_a_socket_catches_up_at_once_not_on_its_beat(people, monkeypatch):
+    """The channel layer hears Redis again (``layer.resumed``): each socket of the game sends
+    the change whose update was lost during the outage at once, though the change is younger
+    than the grace a beat waits and the next beat is far away."""
+    game_id = await running_game(people, 2)
+    mover = await current_person(people, game_id)
+    other = next(person for person in people[:2] if person != mover)
+    sockets = [await Socket.game(game_id, mover), await Socket.game(game_id, other)]
+    await sockets[0].until("STATE")  # the other player's arrival
+    seq = sockets[0].received[0]["seq"]
+    with monkeypatch.context() as lost:
+        lost.setattr(broadcast, "_send_all", lambda messages: None)
+        await database_sync_to_async(services.move_apply)(
+            game_id=game_id, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"}
+        )
+    assert await sockets[1].is_quiet(0.2)
+    layer = get_channel_layer()
+    await layer.group_send(broadcast.game_group(game_id), {"type": "layer.resumed"})
+    for socket in sockets:
+        caught_up = await socket.until("STATE", timeout=1, seq=seq + 1)
+        kinds = [m["event"]["kind"] for m in caught_up if m["type"] == "EVENT"]
+        assert kinds == ["took_wheel"], caught_up
         assert await socket.is_quiet(0.3), "caught up twice"
     await close_all(*sockets)

@@ -20,6 +20,7 @@ import os
 import random
 import secrets
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -27,13 +28,12 @@ from dataclasses import dataclass
 
 import psycopg
 import pytest
-import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from games import async_moves
 from games.ratumrad import engine
-from tests.real_server import Server, free_port, server_database
+from tests.real_server import PrivateRedis, Server, server_database
 from tests.test_ws_whole_games import check_no_leak
 
 TIMEOUT = 10  # seconds for any one message
@@ -544,6 +544,46 @@ def moves_pool_connections(database_url: str) -> int:
     return count
 
 
+def run_sql(database_url: str, sql: str, params: tuple) -> None:
+    """One statement on the servers' database, behind their back."""
+    if database_url.startswith("sqlite:///"):
+        with contextlib.closing(sqlite3.connect(database_url[len("sqlite:///") :])) as db, db:
+            db.execute(sql.replace("%s", "?"), params)
+    else:
+        with psycopg.connect(database_url, autocommit=True) as db:
+            db.execute(sql, params)
+
+
+async def test_a_socket_the_server_fails_to_open_is_closed_with_code_1011(
+    database_url, tmp_path, server_log
+):
+    """docs/protocol.md: accepted, then ERROR server_error, then closed with 1011 (Internal
+    Error), as the client sees it over a real connection. Here the game is of a kind this
+    server does not know (as after going back to an older version)."""
+    async with asyncio.timeout(TEST_TIMEOUT):
+        with running(database_url, tmp_path, server_log) as server:
+            lea = await guest(server, "Lea")
+            body = {"name": "unknown kind", "max_players": 2}
+            status, game = await asyncio.to_thread(server.post, "/api/games/", body, lea.token)
+            assert status == 201, game
+            sql = "UPDATE games_game SET kind = %s WHERE id = %s"
+            await asyncio.to_thread(run_sql, server.database_url, sql, ("chess", game["id"]))
+            async with connect(
+                server.ws_url(f"/ws/games/{game['id']}/"),
+                additional_headers={"Authorization": f"Token {lea.token}"},
+                open_timeout=TIMEOUT,
+                proxy=None,
+            ) as connection:
+                first = json.loads(await asyncio.wait_for(connection.recv(), TIMEOUT))
+                assert first["type"] == "ERROR" and first["code"] == "server_error", first
+                with pytest.raises(ConnectionClosed):
+                    await asyncio.wait_for(connection.recv(), TIMEOUT)
+                assert connection.close_code == 1011
+            # Closed as the consumer asked, not by daphne after the consumer crashed on
+            # autobahn's refusal of the code (which skipped its clean-up).
+            assert "invalid close code" not in server.log()
+
+
 async def test_a_player_who_walks_away_is_replaced_by_the_servers_own_sweeper(
     database_url, tmp_path, server_log
 ):
@@ -751,46 +791,6 @@ async def test_two_processes_count_the_same_rate_limit(database_url, tmp_path, s
 
 
 # ---------------------------------------------------------------------------- Redis restarts
-
-
-class PrivateRedis:
-    """A redis-server of this test's own on a free port, without persistence, as in CI."""
-
-    def __init__(self, folder):
-        self.folder = folder
-        self.port = free_port()
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
-                *("--save", "", "--appendonly", "no", "--dir", str(self.folder)),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis(port=self.port, socket_connect_timeout=1)
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise
-                time.sleep(0.05)
-            finally:
-                client.close()
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
 
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")

@@ -71,6 +71,28 @@ async def test_the_lobby_gets_the_list_again_whenever_it_changes(people):
     await lobby.close()
 
 
+async def test_when_redis_is_back_the_lobby_gets_the_list_and_players_it_may_have_missed(
+    people, monkeypatch
+):
+    """Lobby updates published during a Redis outage are lost: when the channel layer hears
+    Redis again (``layer.resumed``) each lobby socket sends its games and, if it follows
+    them, the connected players."""
+    alice, bob = people[:2]
+    lobby = await Socket.lobby(bob)
+    await lobby.send({"type": "REQUEST_GAMES", "status": "WAITING"})
+    assert (await lobby.expect("GAMES"))["games"] == []
+    await lobby.send({"type": "REQUEST_ALL_CONNECTED_PLAYERS"})
+    await lobby.expect("CONNECTED_PLAYERS")
+    with monkeypatch.context() as lost:
+        lost.setattr(broadcast, "_send_all", lambda messages: None)
+        game_id = await waiting_game(alice, max_players=2)
+    assert await lobby.is_quiet()
+    await get_channel_layer().group_send(broadcast.LOBBY_GROUP, {"type": "layer.resumed"})
+    assert [game["id"] for game in (await lobby.expect("GAMES"))["games"]] == [game_id]
+    assert [p["name"] for p in (await lobby.expect("CONNECTED_PLAYERS"))["players"]] == ["bob"]
+    await lobby.close()
+
+
 async def test_connected_players_are_everyone_with_an_open_socket_each_once(people):
     alice, bob, charlie = people[:3]
     game_id = await started_game(people, 2)
