@@ -56,6 +56,7 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 CLOSE_NOT_AUTHENTICATED = 4001
 CLOSE_NOT_FOUND = 4004
+CLOSE_FORBIDDEN = 4003
 CLOSE_SERVER_ERROR = 1011
 
 
@@ -448,7 +449,15 @@ class GameConsumer(ProtocolConsumer):
             await self.send_error("not_found", "there is no game {game}", game=self.game_id)
             await self.close(CLOSE_NOT_FOUND)
             return
-        self.kind, self.seated = found
+        self.kind, self.seated, sealed = found
+        if sealed and not self.seated:
+            await self.send_error(
+                "sealed",
+                "today's daily challenge games are shown to their own player only until the"
+                " day is over",
+            )
+            await self.close(CLOSE_FORBIDDEN)
+            return
         if self.seated and reads_ahead():
             async_moves.open_soon()
         moves = {move_type: "on_move" for move_type in self.kind.engine.MOVE_TYPES}
@@ -476,13 +485,15 @@ class GameConsumer(ProtocolConsumer):
 
     # database work, run in a worker thread
 
-    def _seated(self) -> tuple[registry.GameKind, bool] | None:
-        """The game's kind and whether the user has a seat; None if there is no such game."""
-        kind = Game.objects.filter(pk=self.game_id).values_list("kind", flat=True).first()
-        if kind is None:
+    def _seated(self) -> tuple[registry.GameKind, bool, bool] | None:
+        """The game's kind, whether the user has a seat and whether the game is sealed (shown
+        to its players only); None if there is no such game."""
+        game = Game.objects.filter(pk=self.game_id).only("kind", "options").first()
+        if game is None:
             return None
         seated = Seat.objects.filter(game_id=self.game_id, user=self.user).exists()
-        return registry.get(kind), seated
+        kind = registry.get(game.kind)
+        return kind, seated, kind.glue.sealed(game)
 
     def _enter(self) -> tuple[dict, bool]:
         arrived = self.record_connection(self.game_id)

@@ -265,7 +265,10 @@ class GameLogSerializer(serializers.Serializer):
     kind = serializers.CharField()
     options = serializers.DictField()
     board = serializers.CharField(help_text="Rat um Rad's map")
-    seed = serializers.IntegerField()
+    seed = serializers.IntegerField(
+        allow_null=True,
+        help_text="null for a daily challenge game (Road to 300) until its day is over",
+    )
     players = serializers.ListField(
         child=serializers.IntegerField(), help_text="player ids in the order the game was dealt"
     )

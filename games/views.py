@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -12,7 +13,7 @@ from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from games import registry, selectors, services
+from games import queries, registry, selectors, services
 from games.models import Game
 from rankings import selectors as rankings
 
@@ -205,6 +206,10 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), reverse("home"))
     game = get_object_or_404(Game, pk=game_id)
+    try:
+        queries.check_visible(game, request.user.pk)
+    except services.ServiceError as refused:
+        raise PermissionDenied(refused.message) from None
     state = selectors.game_view(game, request.user.pk)
     kind = registry.get(game.kind)
     context = {
