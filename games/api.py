@@ -69,8 +69,10 @@ CSRF_FAILED = error(
 )
 SEALED = error(
     "sealed: a daily challenge game of a day that still runs; only its player sees it",
-    ("sealed", "today's daily challenge games are shown to their own player only until the day"
-     " is over"),
+    (
+        "sealed",
+        "today's daily challenge games are shown to their own player only until the day is over",
+    ),
 )
 NOT_FOUND = error("not_found: there is no such game", ("not_found", "there is no game 42"))
 # Public reads too: a token is checked whenever one is sent (docs/protocol.md, Identity).
@@ -257,9 +259,7 @@ class GameLogView(APIView):
         },
     )
     def get(self, request: Request, game_id: int) -> Response:
-        return Response(
-            queries.finished_game_log(game_id, selectors.viewer_id(request.user))
-        )
+        return Response(queries.finished_game_log(game_id, selectors.viewer_id(request.user)))
 
 
 class GameHintView(APIView):

@@ -274,7 +274,7 @@ REST_FRAMEWORK = {
     # JSON only: no browsable API (the docs are at /api/docs/), and a cross-site HTML form
     # cannot produce a body the API accepts.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["ratumrad_site.api_parsers.JSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     # Errors as {"code", "message"} (docs/protocol.md).
     "EXCEPTION_HANDLER": "ratumrad_site.api_errors.api_exception_handler",

@@ -65,7 +65,7 @@ def test_T4_3_the_strong_bots_score_is_worked_out_when_the_game_is_dealt_not_in_
     drain_bot_score_worker()
     expected = bots.strong_bot_score(game.seed)
     version = game.state["grid_version"]
-    assert cache.get(f"road300-bot-score:{version}:{game.seed}") == expected
+    assert cache.get(glue.bot_score_key(game.seed, version)) == expected
     glue.bot_score.cache_clear()  # the final move finds it in the shared cache
 
     def too_late(seed, options=None):

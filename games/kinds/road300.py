@@ -95,12 +95,17 @@ def _bot_process() -> ProcessPoolExecutor:
         return _bot_score_process
 
 
+def bot_score_key(seed: int, grid_version: int | None) -> str:
+    """The cache key of the strong bot's total: it names no seed (a day's seed, read from a
+    shared cache, would tell the day's dice)."""
+    digest = hashlib.sha256(f"{grid_version}:{seed}".encode()).hexdigest()
+    return f"road300-bot-score:{digest}"
+
+
 @lru_cache(maxsize=256)
 def bot_score(seed: int, grid_version: int | None) -> int:
     """T4.3: the strong bot's total on this seed (a day's seed is shared by everyone)."""
-    # The key names no seed: a day's seed, read from a shared cache, tells the day's dice.
-    digest = hashlib.sha256(f"{grid_version}:{seed}".encode()).hexdigest()
-    key = f"road300-bot-score:{digest}"
+    key = bot_score_key(seed, grid_version)
     score = cache.get(key)
     if score is None:
         score = _bot_process().submit(strong_bot_score, seed).result()
