@@ -118,6 +118,18 @@ class GameListView(APIView):
             400: BAD_BODY,
             401: NOT_AUTHENTICATED,
             403: CSRF_FAILED,
+            409: error(
+                "too_many_waiting: you created as many games waiting for players as allowed"
+                " (GAMES_WAITING_PER_USER)",
+                (
+                    "too_many_waiting",
+                    "you already have 5 games waiting for players; start one or leave it first",
+                ),
+            ),
+            429: error(
+                "rate_limited: too many new games from you (GAME_RATE)",
+                ("rate_limited", "too many new games; try again in 42 seconds"),
+            ),
         },
     )
     def post(self, request: Request) -> Response:

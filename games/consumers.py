@@ -30,6 +30,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
+from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
@@ -41,11 +42,14 @@ from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
 from games import async_moves, bots, broadcast, registry, selectors, services, wire
+from games.limits import SocketSlots, scope_address
 from games.models import ChatMessage, Connection, Game, Seat
 from ratumrad_site.ws_auth import header
 
 logger = logging.getLogger(__name__)
 
+TOO_MANY_FOR_USER = "at most {max} open sockets per player"
+TOO_MANY_FOR_ADDRESS = "at most {max} open sockets per address"
 MAX_FRAME_BYTES = 8 * 1024  # checked before parsing
 MOVES_PER_SECOND = 50  # per socket: a flood guard, far above any human or sane bot
 CHAT_LINES, CHAT_WINDOW = 5, timedelta(seconds=10)  # per user, lobby and games together
@@ -57,6 +61,7 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 CLOSE_NOT_AUTHENTICATED = 4001
 CLOSE_NOT_FOUND = 4004
 CLOSE_FORBIDDEN = 4003
+CLOSE_TOO_MANY_SOCKETS = 4429
 CLOSE_SERVER_ERROR = 1011
 
 
@@ -238,6 +243,16 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             await self.send_error("not_authenticated", "log in, or send 'Authorization: Token'")
             await self.close(CLOSE_NOT_AUTHENTICATED)
             return
+        full = await self.claim_slots()
+        if full is not None:
+            await self.accept()
+            limit = settings.SOCKETS_PER_USER if full == "user" else settings.SOCKETS_PER_ADDRESS
+            if full == "user":
+                await self.send_error("too_many_sockets", TOO_MANY_FOR_USER, max=limit)
+            else:
+                await self.send_error("too_many_sockets", TOO_MANY_FOR_ADDRESS, max=limit)
+            await self.close(CLOSE_TOO_MANY_SOCKETS)
+            return
         try:
             await self.open()
         except Exception:
@@ -246,6 +261,26 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
                 await self.accept()
             await self.send_error("server_error", "the server could not open this socket")
             await self.close(CLOSE_SERVER_ERROR)
+
+    async def claim_slots(self) -> str | None:
+        """Take this socket's slots (``games.limits``): None, or the kind that is full. A cache
+        that fails does not keep anyone out."""
+        self.slots = SocketSlots(self.channel_name, self.user.pk, scope_address(self.scope))
+        try:
+            return await sync_to_async(self.slots.claim, thread_sensitive=False)()
+        except Exception:
+            logger.warning("socket %s: no socket slots counted", self.channel_name, exc_info=True)
+            self.slots = None
+            return None
+
+    async def slots_call(self, action: str) -> None:
+        slots = getattr(self, "slots", None)
+        if slots is None:
+            return
+        try:
+            await sync_to_async(getattr(slots, action), thread_sensitive=False)()
+        except Exception:
+            logger.warning("socket %s: socket slots not %sd", self.channel_name, action)
 
     async def accept(self, subprotocol=None, headers=None) -> None:
         self.accepted = True
@@ -271,6 +306,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         while True:
             await asyncio.sleep(settings.PRESENCE_BEAT.total_seconds())
             try:
+                await self.slots_call("renew")
                 await refresh()
                 await self.on_beat()
             except Exception:
@@ -283,6 +319,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         heartbeat = getattr(self, "heartbeat", None)
         if heartbeat is not None:
             heartbeat.cancel()
+        await self.slots_call("release")
         if self.user is None or not self.user.is_authenticated:
             return
         try:

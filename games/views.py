@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
@@ -256,12 +257,16 @@ def road300_daily(request: HttpRequest) -> HttpResponse:
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path(), reverse("home"))
         running = _daily_games(request.user, today).filter(status=Game.Status.RUNNING).first()
-        game = running or services.game_create(
-            user=request.user,
-            name=_("Daily challenge %(day)s") % {"day": today},
-            kind="road300",
-            options={"daily": True},
-        )
+        try:
+            game = running or services.game_create(
+                user=request.user,
+                name=_("Daily challenge %(day)s") % {"day": today},
+                kind="road300",
+                options={"daily": True},
+            )
+        except services.ServiceError as refused:  # too many new games
+            messages.error(request, refused.message)
+            return redirect("road300-daily")
         return redirect("game-page", game_id=game.pk)
     day = request.GET.get("day") or today
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
@@ -13,4 +14,5 @@ class JSONParser(parsers.JSONParser):
         try:
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
-            raise ParseError("JSON parse error - the body is nested too deeply") from None
+            message = gettext("JSON parse error - the body is nested too deeply")
+            raise ParseError(message) from None

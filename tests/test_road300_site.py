@@ -41,7 +41,7 @@ def play_out(game: Game, user, pick=0) -> Game:
 
 @pytest.mark.django_db
 def test_creating_a_road300_game_seats_the_caller_and_starts_it(people):
-    response = api_of(people[0]).post("/api/games/", {**KIND, "max_players": 4, "bots": 2})
+    response = api_of(people[0]).post("/api/games/", KIND)
     assert response.status_code == 201, response.json()
     game = Game.objects.get(pk=response.json()["id"])
     assert (game.kind, game.status, game.max_players) == ("road300", "RUNNING", 1)
