@@ -282,6 +282,7 @@ def road300_daily(request: HttpRequest) -> HttpResponse:
         "kind": registry.get("road300"),
         "day": day,
         "today": today,
+        "sealed": day >= today,  # other players' games of a running day are not shown yet
         "scores": rankings.best_game_scores(kind="road300", day=day),
         "days": [other for other in rankings.daily_days("road300") if other != today],
         "running": next((game for game in mine if game.status == Game.Status.RUNNING), None),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import random
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 from channels.db import database_sync_to_async
@@ -152,3 +152,51 @@ def test_T4_3_the_strong_bots_score_is_cached_under_a_key_that_names_no_seed(mon
     glue.bot_score.cache_clear()
     assert glue.bot_score.__wrapped__(seed, 1) in (123,)
     assert keys and all(str(seed) not in key for key in keys)
+
+
+@pytest.mark.django_db
+def test_T5_2_a_daily_game_finished_after_its_day_does_not_count_on_the_days_table(
+    django_user_model,
+):
+    """Once the day is over its seed is published: a game of that day still running could be
+    finished with every die known, so only games finished within their day count."""
+    alice = django_user_model.objects.create_user("alice")
+    bob = django_user_model.objects.create_user("bob")
+    day = glue.today()
+    for person in (alice, bob):
+        game = services.game_create(
+            user=person, name="Daily", kind="road300", options={"daily": True}
+        )
+        while not engine.is_over(state := engine.from_dict(Game.objects.get(pk=game.pk).state)):
+            move = engine.legal_moves(state, person.pk)[0]
+            services.move_apply(game_id=game.pk, user=person, move=move, expect_seq=state.seq)
+    late = datetime.combine(date.fromisoformat(next_day(day)), time(0, 0, 1), tzinfo=UTC)
+    Game.objects.filter(seats__user=bob).update(finished=late)
+    rows = APIClient().get(f"/api/rankings/?kind=road300&day={day}").json()
+    assert [row["name"] for row in rows] == ["alice"]
+
+
+@pytest.mark.django_db
+def test_T5_2_the_days_table_links_other_players_games_only_once_the_day_is_over(
+    django_user_model, monkeypatch
+):
+    alice = django_user_model.objects.create_user("alice")
+    bob = django_user_model.objects.create_user("bob")
+    games = {}
+    for person in (alice, bob):
+        game = services.game_create(
+            user=person, name="Daily", kind="road300", options={"daily": True}
+        )
+        while not engine.is_over(state := engine.from_dict(Game.objects.get(pk=game.pk).state)):
+            move = engine.legal_moves(state, person.pk)[0]
+            services.move_apply(game_id=game.pk, user=person, move=move, expect_seq=state.seq)
+        games[person.username] = game.pk
+    page = Client()
+    page.force_login(bob)
+    day = glue.today()
+    html = page.get(f"/road300/daily/?day={day}").content.decode()
+    assert f'href="/games/{games["alice"]}/"' not in html and f"#{games['alice']}" in html
+    assert f'href="/games/{games["bob"]}/"' in html
+    monkeypatch.setattr(glue, "today", lambda: next_day(day))
+    html = page.get(f"/road300/daily/?day={day}").content.decode()
+    assert f'href="/games/{games["alice"]}/"' in html
