@@ -75,6 +75,7 @@ SERVER_ENV = {
     "DJANGO_SECURE": "0",
     "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
     "GUEST_RATE": "1000000/min",
+    "SOCKETS_PER_ADDRESS": "0",  # every simulated player connects from 127.0.0.1
     "BOT_DELAY_SECONDS": "0",
     "DATABASE_CONN_MAX_AGE": "60",
     "PYTHONUNBUFFERED": "1",

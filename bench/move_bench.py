@@ -38,6 +38,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratumrad_site.settings")
 os.environ.setdefault("DJANGO_DEBUG", "0")
 os.environ.setdefault("DJANGO_SECRET_KEY", "move-bench-" + uuid.uuid4().hex)
 os.environ.setdefault("DJANGO_SECURE", "0")
+os.environ.setdefault("GAME_RATE", "1000000/min")  # every game of the bench is one user's
 
 
 def main() -> None:

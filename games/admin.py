@@ -161,7 +161,7 @@ class GameAdmin(admin.ModelAdmin):
         "status",
         "board",
         "creator",
-        "seed",
+        "seed_shown",
         "seq",
         "end_reason",
         "created",
@@ -175,6 +175,14 @@ class GameAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(seat_count=Count("seats"))
+
+    @admin.display(description=_("seed"))
+    def seed_shown(self, game):
+        # A daily game's seed tells every die of its day: kept back until the day is over,
+        # for staff too (superusers included); the log publishes it then.
+        if registry.get(game.kind).glue.sealed(game):
+            return _("hidden until the day is over")
+        return game.seed
 
     @admin.display(description=_("players"), ordering="seat_count")
     def seat_count(self, game):

@@ -67,6 +67,13 @@ CSRF_FAILED = error(
     "csrf_failed: a browser session must send the X-CSRFToken header",
     ("csrf_failed", "CSRF Failed: CSRF token missing."),
 )
+SEALED = error(
+    "sealed: a daily challenge game of a day that still runs; only its player sees it",
+    (
+        "sealed",
+        "today's daily challenge games are shown to their own player only until the day is over",
+    ),
+)
 NOT_FOUND = error("not_found: there is no such game", ("not_found", "there is no game 42"))
 # Public reads too: a token is checked whenever one is sent (docs/protocol.md, Identity).
 BAD_TOKEN = error(
@@ -111,6 +118,18 @@ class GameListView(APIView):
             400: BAD_BODY,
             401: NOT_AUTHENTICATED,
             403: CSRF_FAILED,
+            409: error(
+                "too_many_waiting: you created as many games waiting for players as allowed"
+                " (GAMES_WAITING_PER_USER)",
+                (
+                    "too_many_waiting",
+                    "you already have 5 games waiting for players; start one or leave it first",
+                ),
+            ),
+            429: error(
+                "rate_limited: too many new games from you (GAME_RATE)",
+                ("rate_limited", "too many new games; try again in 42 seconds"),
+            ),
         },
     )
     def post(self, request: Request) -> Response:
@@ -222,10 +241,10 @@ class GameDetailView(APIView):
             "A seated player gets their own view (the websocket's `STATE`, with `you`); "
             "everyone else the public view (R9.1). `results` once finished."
         ),
-        responses={200: GameViewSerializer, 401: BAD_TOKEN, 404: NOT_FOUND},
+        responses={200: GameViewSerializer, 401: BAD_TOKEN, 403: SEALED, 404: NOT_FOUND},
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = queries.game_by_id(game_id)
+        game = queries.visible_game(game_id, selectors.viewer_id(request.user))
         return Response(selectors.game_view(game, selectors.viewer_id(request.user)))
 
 
@@ -236,9 +255,14 @@ class GameLogView(APIView):
         operation_id="game_log",
         tags=["games"],
         summary="A finished game's seed, players and moves (replays it exactly, R2.5)",
+        description=(
+            "A daily challenge game (Road to 300) while its day runs: only its player gets the"
+            " log, with `seed` null; the seed is published once the day is over (T5.2)."
+        ),
         responses={
             200: GameLogSerializer,
             401: BAD_TOKEN,
+            403: SEALED,
             404: NOT_FOUND,
             409: error(
                 "not_finished: the log is published once the game is finished",
@@ -247,7 +271,7 @@ class GameLogView(APIView):
         },
     )
     def get(self, request: Request, game_id: int) -> Response:
-        return Response(queries.finished_game_log(game_id))
+        return Response(queries.finished_game_log(game_id, selectors.viewer_id(request.user)))
 
 
 class GameHintView(APIView):

@@ -30,6 +30,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
+from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
@@ -41,11 +42,14 @@ from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
 from games import async_moves, bots, broadcast, registry, selectors, services, wire
+from games.limits import SocketSlots, scope_address
 from games.models import ChatMessage, Connection, Game, Seat
 from ratumrad_site.ws_auth import header
 
 logger = logging.getLogger(__name__)
 
+TOO_MANY_FOR_USER = "at most {max} open sockets per player"
+TOO_MANY_FOR_ADDRESS = "at most {max} open sockets per address"
 MAX_FRAME_BYTES = 8 * 1024  # checked before parsing
 MOVES_PER_SECOND = 50  # per socket: a flood guard, far above any human or sane bot
 CHAT_LINES, CHAT_WINDOW = 5, timedelta(seconds=10)  # per user, lobby and games together
@@ -56,6 +60,8 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 CLOSE_NOT_AUTHENTICATED = 4001
 CLOSE_NOT_FOUND = 4004
+CLOSE_FORBIDDEN = 4003
+CLOSE_TOO_MANY_SOCKETS = 4429
 CLOSE_SERVER_ERROR = 1011
 
 
@@ -237,6 +243,16 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             await self.send_error("not_authenticated", "log in, or send 'Authorization: Token'")
             await self.close(CLOSE_NOT_AUTHENTICATED)
             return
+        full = await self.claim_slots()
+        if full is not None:
+            await self.accept()
+            limit = settings.SOCKETS_PER_USER if full == "user" else settings.SOCKETS_PER_ADDRESS
+            if full == "user":
+                await self.send_error("too_many_sockets", TOO_MANY_FOR_USER, max=limit)
+            else:
+                await self.send_error("too_many_sockets", TOO_MANY_FOR_ADDRESS, max=limit)
+            await self.close(CLOSE_TOO_MANY_SOCKETS)
+            return
         try:
             await self.open()
         except Exception:
@@ -245,6 +261,26 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
                 await self.accept()
             await self.send_error("server_error", "the server could not open this socket")
             await self.close(CLOSE_SERVER_ERROR)
+
+    async def claim_slots(self) -> str | None:
+        """Take this socket's slots (``games.limits``): None, or the kind that is full. A cache
+        that fails does not keep anyone out."""
+        self.slots = SocketSlots(self.channel_name, self.user.pk, scope_address(self.scope))
+        try:
+            return await sync_to_async(self.slots.claim, thread_sensitive=False)()
+        except Exception:
+            logger.warning("socket %s: no socket slots counted", self.channel_name, exc_info=True)
+            self.slots = None
+            return None
+
+    async def slots_call(self, action: str) -> None:
+        slots = getattr(self, "slots", None)
+        if slots is None:
+            return
+        try:
+            await sync_to_async(getattr(slots, action), thread_sensitive=False)()
+        except Exception:
+            logger.warning("socket %s: socket slots not %sd", self.channel_name, action)
 
     async def accept(self, subprotocol=None, headers=None) -> None:
         self.accepted = True
@@ -270,6 +306,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         while True:
             await asyncio.sleep(settings.PRESENCE_BEAT.total_seconds())
             try:
+                await self.slots_call("renew")
                 await refresh()
                 await self.on_beat()
             except Exception:
@@ -285,6 +322,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         heartbeat = getattr(self, "heartbeat", None)
         if heartbeat is not None:
             heartbeat.cancel()
+        await self.slots_call("release")
         if self.user is None or not self.user.is_authenticated:
             return
         try:
@@ -451,7 +489,15 @@ class GameConsumer(ProtocolConsumer):
             await self.send_error("not_found", "there is no game {game}", game=self.game_id)
             await self.close(CLOSE_NOT_FOUND)
             return
-        self.kind, self.seated = found
+        self.kind, self.seated, sealed = found
+        if sealed and not self.seated:
+            await self.send_error(
+                "sealed",
+                "today's daily challenge games are shown to their own player only until the"
+                " day is over",
+            )
+            await self.close(CLOSE_FORBIDDEN)
+            return
         if self.seated and reads_ahead():
             async_moves.open_soon()
         moves = {move_type: "on_move" for move_type in self.kind.engine.MOVE_TYPES}
@@ -479,13 +525,15 @@ class GameConsumer(ProtocolConsumer):
 
     # database work, run in a worker thread
 
-    def _seated(self) -> tuple[registry.GameKind, bool] | None:
-        """The game's kind and whether the user has a seat; None if there is no such game."""
-        kind = Game.objects.filter(pk=self.game_id).values_list("kind", flat=True).first()
-        if kind is None:
+    def _seated(self) -> tuple[registry.GameKind, bool, bool] | None:
+        """The game's kind, whether the user has a seat and whether the game is sealed (shown
+        to its players only); None if there is no such game."""
+        game = Game.objects.filter(pk=self.game_id).only("kind", "options").first()
+        if game is None:
             return None
         seated = Seat.objects.filter(game_id=self.game_id, user=self.user).exists()
-        return registry.get(kind), seated
+        kind = registry.get(game.kind)
+        return kind, seated, kind.glue.sealed(game)
 
     def _enter(self) -> tuple[dict, bool]:
         arrived = self.record_connection(self.game_id)

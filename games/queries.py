@@ -41,9 +41,29 @@ def game_by_id(game_id: object) -> Game:
         raise NotFound("there is no game {game}", game=repr(game_id)) from None
 
 
-def finished_game_log(game_id: object) -> dict:
-    """The move log, published only once the game is finished (it reveals every card)."""
+def check_visible(game: Game, user_id: int | None) -> None:
+    """Refuse a sealed game (a daily game of a day that still runs) to all but its players."""
+    if registry.get(game.kind).glue.sealed(game) and not (
+        user_id is not None and game.seats.filter(user_id=user_id).exists()
+    ):
+        raise Forbidden(
+            "today's daily challenge games are shown to their own player only until the day"
+            " is over",
+            "sealed",
+        )
+
+
+def visible_game(game_id: object, user_id: int | None) -> Game:
+    """The game, if ``user_id`` (None: nobody logged in) may see it."""
     game = game_by_id(game_id)
+    check_visible(game, user_id)
+    return game
+
+
+def finished_game_log(game_id: object, user_id: int | None = None) -> dict:
+    """The move log, published only once the game is finished (it reveals every card); a
+    sealed game's only to its players, and without its seed."""
+    game = visible_game(game_id, user_id)
     if game.status != Game.Status.FINISHED:
         raise Conflict("the log is published once the game is finished", "not_finished")
     return selectors.game_log(game)

@@ -237,14 +237,16 @@ def game_view(
 
 
 def game_log(game: Game) -> dict:
-    """A finished game's seed, players and moves: enough to replay it exactly (R2.5)."""
+    """A finished game's seed, players and moves: enough to replay it exactly (R2.5). A
+    sealed game's seed is null until it is no longer sealed (T5.2: the day is over)."""
     state = game.state or {}
+    sealed = registry.get(game.kind).glue.sealed(game)
     return {
         "game_id": game.pk,
         "kind": game.kind,
         "options": game.options,
         "board": game.board,
-        "seed": game.seed,
+        "seed": None if sealed else game.seed,
         "players": [seat.user_id for seat in game.seats.order_by("joined", "id")],
         "moves": [
             {"seq": move.seq, "player": move.user_id, "move": move.payload}

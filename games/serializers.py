@@ -8,6 +8,7 @@ against them.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from games import registry
@@ -30,6 +31,15 @@ class TextField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A BooleanField that takes only JSON ``true`` and ``false``: ``"yes"`` is refused."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
 
 
 # ---------------------------------------------------------------------------- errors
@@ -84,15 +94,25 @@ class GameCreateSerializer(serializers.Serializer):
         default=0,
         help_text="seats for computer players; must leave a seat for the caller",
     )
-    private = serializers.BooleanField(
-        default=False, help_text="not listed in the lobby; people join it by its link"
+    private = StrictBooleanField(
+        default=False,
+        help_text="`true` or `false`: not listed in the lobby; people join it by its link",
     )
 
     def validate(self, data: dict) -> dict:
-        if "max_players" not in data and not registry.get(data["kind"]).solo:
+        solo = registry.get(data["kind"]).solo
+        if "max_players" not in data and not solo:
             raise serializers.ValidationError(
                 {"max_players": [self.fields["max_players"].error_messages["required"]]}
             )
+        if solo:
+            # A solo kind seats the caller alone: seats or computer players asked for are
+            # refused rather than silently dropped.
+            for name in ("max_players", "bots"):
+                if name in self.initial_data:
+                    raise serializers.ValidationError(
+                        {name: [_("a solo game takes no {field}").format(field=name)]}
+                    )
         return data
 
     turn_seconds = serializers.IntegerField(
@@ -265,7 +285,10 @@ class GameLogSerializer(serializers.Serializer):
     kind = serializers.CharField()
     options = serializers.DictField()
     board = serializers.CharField(help_text="Rat um Rad's map")
-    seed = serializers.IntegerField()
+    seed = serializers.IntegerField(
+        allow_null=True,
+        help_text="null for a daily challenge game (Road to 300) until its day is over",
+    )
     players = serializers.ListField(
         child=serializers.IntegerField(), help_text="player ids in the order the game was dealt"
     )

@@ -22,6 +22,7 @@ from django.utils.translation import gettext
 
 from games import broadcast, registry, rows, selectors, turns
 from games.contract import EngineError
+from games.limits import RateLimit
 from games.models import ChatMessage, Event, Game, Move, Seat
 from games.signals import bots_may_move, game_finished
 
@@ -298,7 +299,34 @@ def game_create(
         options=options,
     )
     with transaction.atomic():
+        check_game_limits(user=user, new=new)
         return do_game_create(user=user, new=new)
+
+
+class RateLimited(ServiceError):
+    code, status = "rate_limited", 429
+
+
+def check_game_limits(*, user: AbstractBaseUser, new: NewGame) -> None:
+    """At most ``GAMES_WAITING_PER_USER`` games created by ``user`` wait for players (409
+    ``too_many_waiting``), and at most ``GAME_RATE`` new games per user (429
+    ``rate_limited``). The user's row is locked, so that parallel calls count each other."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+    most = settings.GAMES_WAITING_PER_USER
+    if not new.kind.solo and most > 0:
+        waiting = Game.objects.filter(creator=user, status=Game.Status.WAITING).count()
+        if waiting >= most:
+            raise Conflict(
+                "you already have {count} games waiting for players; start one or leave it first",
+                "too_many_waiting",
+                count=waiting,
+            )
+    limit = RateLimit("game", user.pk)
+    if not limit.allowed():
+        raise RateLimited(
+            "too many new games; try again in {seconds} seconds",
+            seconds=max(1, round(limit.wait() or 1)),
+        )
 
 
 def _game_name(name: object) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import date
 
+from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -12,7 +14,7 @@ from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from games import registry, selectors, services
+from games import queries, registry, selectors, services
 from games.models import Game
 from rankings import selectors as rankings
 
@@ -205,6 +207,10 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), reverse("home"))
     game = get_object_or_404(Game, pk=game_id)
+    try:
+        queries.check_visible(game, request.user.pk)
+    except services.ServiceError as refused:
+        raise PermissionDenied(refused.message) from None
     state = selectors.game_view(game, request.user.pk)
     kind = registry.get(game.kind)
     context = {
@@ -256,12 +262,16 @@ def road300_daily(request: HttpRequest) -> HttpResponse:
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path(), reverse("home"))
         running = _daily_games(request.user, today).filter(status=Game.Status.RUNNING).first()
-        game = running or services.game_create(
-            user=request.user,
-            name=_("Daily challenge %(day)s") % {"day": today},
-            kind="road300",
-            options={"daily": True},
-        )
+        try:
+            game = running or services.game_create(
+                user=request.user,
+                name=_("Daily challenge %(day)s") % {"day": today},
+                kind="road300",
+                options={"daily": True},
+            )
+        except services.ServiceError as refused:  # too many new games
+            messages.error(request, refused.message)
+            return redirect("road300-daily")
         return redirect("game-page", game_id=game.pk)
     day = request.GET.get("day") or today
     try:
@@ -277,6 +287,7 @@ def road300_daily(request: HttpRequest) -> HttpResponse:
         "kind": registry.get("road300"),
         "day": day,
         "today": today,
+        "sealed": day >= today,  # other players' games of a running day are not shown yet
         "scores": rankings.best_game_scores(kind="road300", day=day),
         "days": [other for other in rankings.daily_days("road300") if other != today],
         "running": next((game for game in mine if game.status == Game.Status.RUNNING), None),

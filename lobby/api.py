@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 
 from django.contrib.auth import login
 from django.contrib.auth.models import AbstractBaseUser
@@ -59,28 +60,51 @@ class GuestThrottle(AnonRateThrottle):
 
 
 class LoginAddressThrottle(GuestThrottle):
-    """Password login attempts per client address (DEFAULT_THROTTLE_RATES["login"])."""
+    """Password login attempts per client address, whatever the name
+    (DEFAULT_THROTTLE_RATES["login_address"])."""
 
-    scope = "login"
+    scope = "login_address"
 
     def get_cache_key(self, request, view) -> str:
         return self.cache_format % {"scope": "login-address", "ident": self.get_ident(request)}
 
 
-class LoginNameThrottle(LoginAddressThrottle):
-    """Password login attempts per name, from wherever they come."""
+def login_name_key(name: object) -> str:
+    """A name as uniqueness compares it (NFKC, as Django normalizes usernames, and any
+    case): look-alike spellings of one name share one count."""
+    name = AbstractBaseUser.normalize_username(str(name).strip()).casefold()
+    return unicodedata.normalize("NFKC", name)
+
+
+class LoginNameThrottle(GuestThrottle):
+    """Password login attempts per name from one address (DEFAULT_THROTTLE_RATES["login"]).
+
+    Counted per (name, address), as django-axes does: guessing one person's password from
+    one address is slowed down, and the owner still logs in from any other address. A limit
+    per name alone would let anyone lock the owner out."""
+
+    scope = "login"
 
     def get_cache_key(self, request, view) -> str:
-        name = str(request.POST.get("username", "")).strip().casefold()
-        ident = hashlib.sha256(name.encode()).hexdigest()
+        name = login_name_key(request.POST.get("username", ""))
+        pair = f"{name}\x00{self.get_ident(request)}"
+        ident = hashlib.sha256(pair.encode()).hexdigest()
         return self.cache_format % {"scope": "login-name", "ident": ident}
 
 
 def login_allowed(request) -> bool:
-    """Whether another password attempt is allowed from this address and for this name
-    (``LOGIN_RATE``); every call counts as an attempt."""
+    """Whether another password attempt is allowed from this address and for this name from
+    it (``LOGIN_ADDRESS_RATE``, ``LOGIN_RATE``); every call counts as an attempt."""
     throttles = (LoginAddressThrottle(), LoginNameThrottle())
     return all([throttle.allow_request(request, None) for throttle in throttles])
+
+
+class RegisterThrottle(GuestThrottle):
+    """New accounts with a password per client address, at the guests' rate (``GUEST_RATE``):
+    each costs a password hash."""
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": "register", "ident": self.get_ident(request)}
 
 
 def enforce_browser_csrf(request: Request) -> None:

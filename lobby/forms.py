@@ -235,5 +235,7 @@ class NewGameForm(forms.Form):
             )
         except services.ServiceError as error:
             message = gettext("The game could not be created. Please try again.")
+            if error.code in ("rate_limited", "too_many_waiting"):
+                message = error.message
             self.add_error(None, ValidationError(message, code=error.code))
             return None

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games import registry, services
 from games.models import Game, Seat
-from lobby.api import GuestThrottle, login_allowed
+from lobby.api import GuestThrottle, RegisterThrottle, login_allowed
 from lobby.consumers import chat_history, games_list
 from lobby.forms import GuestForm, KeepNameForm, LoginForm, NewGameForm, RegisterForm
 from lobby.models import Guest
@@ -185,6 +185,12 @@ def register(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("keep-name" if is_guest(request.user) else "home")
     form = RegisterForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and not RegisterThrottle().allow_request(request, None):
+        # Refused before the form is checked: each new account costs a password hash.
+        form = RegisterForm(initial={"username": request.POST.get("username", "")})
+        refused = gettext("Too many new accounts from your address. Please wait a minute.")
+        context = {"form": form, "next": next_path(request), "refused": refused}
+        return render(request, "registration/register.html", context, status=429)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         if user is not None:

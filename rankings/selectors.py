@@ -3,6 +3,8 @@ within one kind of game (Rat um Rad unless told otherwise)."""
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, time, timedelta
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 
@@ -30,6 +32,15 @@ def finished_seats(kind: str):
     )
 
 
+def day_end(day: str) -> datetime:
+    """Midnight (UTC) after ``day``, a ``YYYY-MM-DD`` date (an unreadable one: long ago)."""
+    try:
+        start = date.fromisoformat(day)
+    except (TypeError, ValueError):
+        return datetime(1970, 1, 1, tzinfo=UTC)
+    return datetime.combine(start + timedelta(days=1), time.min, tzinfo=UTC)
+
+
 def best_game_scores(
     *, kind: str = registry.DEFAULT_KIND, day: str | None = None, limit: int = TOP
 ) -> list[dict]:
@@ -37,11 +48,13 @@ def best_game_scores(
     share a rank ("1, 2, 2, 4"); among equal totals the earlier game comes first.
 
     With ``day`` (``YYYY-MM-DD``): that day's daily games only, each account's first finished
-    daily game of the day and no other (T5.2).
+    daily game of the day and no other (T5.2). A game finished after its day (UTC) does not
+    count: by then the day's seed is published and tells every die.
     """
     seats = finished_seats(kind)
     if day is not None:
         daily = seats.filter(game__options__daily=True, game__options__day=day)
+        daily = daily.filter(game__finished__lt=day_end(day))
         first = {}
         for seat_id, user_id in daily.order_by("game__finished", "game_id").values_list(
             "id", "user_id"

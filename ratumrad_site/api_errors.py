@@ -7,7 +7,8 @@ paths under ``/api/`` that match no endpoint.
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, JsonResponse
 from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
@@ -36,6 +37,10 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, ServiceError):
         set_rollback()
         return Response({"code": exc.code, "message": exc.message}, status=exc.status)
+    if isinstance(exc, RequestDataTooBig):
+        text = gettext("a request body has at most {max} bytes")
+        text = text.format(max=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        return Response({"code": "too_large", "message": text}, status=413)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, PermissionDenied):

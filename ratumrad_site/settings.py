@@ -187,6 +187,12 @@ CACHES = {
 PRESENCE_BEAT = timedelta(seconds=float(env_str("PRESENCE_BEAT_SECONDS", "30")))
 PRESENCE_TTL = timedelta(seconds=90)
 
+# Open websockets per user and per client address (0: no limit); a further one is closed
+# with 4429. Games a user created that wait for players (0: no limit).
+SOCKETS_PER_USER = int(env_str("SOCKETS_PER_USER", "20"))
+SOCKETS_PER_ADDRESS = int(env_str("SOCKETS_PER_ADDRESS", "100"))
+GAMES_WAITING_PER_USER = int(env_str("GAMES_WAITING_PER_USER", "5"))
+
 # Seconds a computer player waits before its move (0: it moves at once, in the committing
 # call; the tests' setting).
 BOT_DELAY = float(env_str("BOT_DELAY_SECONDS", "0.8"))
@@ -280,14 +286,18 @@ REST_FRAMEWORK = {
     # JSON only: no browsable API (the docs are at /api/docs/), and a cross-site HTML form
     # cannot produce a body the API accepts.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["ratumrad_site.api_parsers.JSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     # Errors as {"code", "message"} (docs/protocol.md).
     "EXCEPTION_HANDLER": "ratumrad_site.api_errors.api_exception_handler",
     # Throttles keep their counts in the default cache: per process unless CACHES is shared.
     "DEFAULT_THROTTLE_RATES": {
         "guest": env_str("GUEST_RATE", "30/min"),
+        # Password attempts per (name, address), and per address whatever the name.
         "login": env_str("LOGIN_RATE", "10/min"),
+        "login_address": env_str("LOGIN_ADDRESS_RATE", "30/min"),
+        # New games per user (all ways: the API, the lobby socket, the pages).
+        "game": env_str("GAME_RATE", "20/min"),
     },
     # Reverse proxies in front of the site: throttles trust that many X-Forwarded-For
     # entries and no more (0: the client's own address; a sent header changes nothing).

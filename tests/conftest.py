@@ -124,3 +124,11 @@ def people(django_user_model) -> People:
     from tests.ws_helpers import PERSONAS
 
     return People(django_user_model.objects.create_user(name) for name in PERSONAS)
+
+
+# Limits far above what the suite needs per user and per address (the tests of the limits set
+# their own): tests create many games and sockets for one user within a minute.
+settings.GAMES_WAITING_PER_USER = 1000
+settings.SOCKETS_PER_USER = 1000
+settings.SOCKETS_PER_ADDRESS = 1000
+settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["game"] = "100000/min"

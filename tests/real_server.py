@@ -60,12 +60,23 @@ class ServerError(RuntimeError):
 SERVER_REDIS_PREFIX = f"ratumrad-test-{secrets.token_hex(4)}"
 
 
+LIMITS_FOR_TESTS = {
+    "GAME_RATE": "100000/min",
+    "GAMES_WAITING_PER_USER": "1000",
+    "SOCKETS_PER_USER": "1000",
+    "SOCKETS_PER_ADDRESS": "10000",
+}
+
+
 def _server_env(database_url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ) | (extra or {})
     env.setdefault("DATABASE_CONN_MAX_AGE", "60")  # as servers under load run
     # Groups such as "lobby" and the rate limits of these servers are their own in a Redis
     # that the test process itself and other test runs use at the same time.
     env.setdefault("REDIS_PREFIX", SERVER_REDIS_PREFIX)
+    # The tests make many games and sockets as one user and from one address.
+    for name, value in LIMITS_FOR_TESTS.items():
+        env.setdefault(name, value)
     env["DATABASE_URL"] = database_url
     env["DJANGO_SETTINGS_MODULE"] = "ratumrad_site.settings"
     env["PYTHONUNBUFFERED"] = "1"

@@ -10,7 +10,7 @@ from django.utils import translation
 
 from games import services
 from games.models import Seat
-from lobby.api import GuestThrottle, LoginAddressThrottle
+from lobby.api import GuestThrottle, login_name_key
 from lobby.models import Guest
 
 pytestmark = pytest.mark.django_db
@@ -133,6 +133,25 @@ def test_the_guest_form_shares_the_rate_limit_of_the_guest_api(client, monkeypat
     assert response.status_code == 200
     assert "Zu viele neue Spielpersonen" in response.content.decode()
     assert not get_user_model().objects.filter(username="charlie").exists()
+
+
+def test_registering_is_rate_limited_per_address_at_the_guests_rate(monkeypatch):
+    monkeypatch.setattr(GuestThrottle, "THROTTLE_RATES", {"guest": "2/min"})
+    for name in ("alice", "bob"):
+        answer = Client().post(
+            "/register/", {"username": name, "password1": PASSWORD, "password2": PASSWORD}
+        )
+        assert answer.status_code == 302
+    answer = Client().post(
+        "/register/", {"username": "charlie", "password1": PASSWORD, "password2": PASSWORD}
+    )
+    assert answer.status_code == 429
+    assert "Zu viele neue Konten" in answer.content.decode()
+    assert not get_user_model().objects.filter(username="charlie").exists()
+    elsewhere = Client(REMOTE_ADDR="10.0.0.5").post(
+        "/register/", {"username": "charlie", "password1": PASSWORD, "password2": PASSWORD}
+    )
+    assert elsewhere.status_code == 302
 
 
 def test_the_guest_form_needs_the_csrf_token():
@@ -282,12 +301,17 @@ def test_keeping_a_name_needs_a_login(client):
     assert response.status_code == 302 and response["Location"] == "/login/?next=/keep-name/"
 
 
+def limit_logins(monkeypatch, per_name_and_address: str, per_address: str) -> None:
+    rates = {"guest": "30/min", "login": per_name_and_address, "login_address": per_address}
+    monkeypatch.setattr(GuestThrottle, "THROTTLE_RATES", rates)
+
+
 def test_password_guessing_is_stopped_per_address_even_with_the_right_password(monkeypatch):
-    monkeypatch.setattr(LoginAddressThrottle, "THROTTLE_RATES", {"login": "3/min"})
+    limit_logins(monkeypatch, "100/min", "3/min")
     get_user_model().objects.create_user("lea", password=PASSWORD)
     guesser = Client()
-    for guess in ("velo1", "velo2", "velo3"):
-        answer = guesser.post("/login/", {"username": "lea", "password": guess})
+    for name, guess in (("lea", "velo1"), ("noah", "velo2"), ("emil", "velo3")):
+        answer = guesser.post("/login/", {"username": name, "password": guess})
         assert answer.status_code == 200 and "_auth_user_id" not in guesser.session
     answer = guesser.post("/login/", {"username": "lea", "password": PASSWORD})
     assert answer.status_code == 429
@@ -297,22 +321,52 @@ def test_password_guessing_is_stopped_per_address_even_with_the_right_password(m
     )
 
 
-def test_password_guessing_is_stopped_per_name_from_any_address(monkeypatch):
-    monkeypatch.setattr(LoginAddressThrottle, "THROTTLE_RATES", {"login": "3/min"})
+def test_password_guessing_for_one_name_is_stopped_per_address(monkeypatch):
+    limit_logins(monkeypatch, "3/min", "100/min")
     get_user_model().objects.create_user("lea", password=PASSWORD)
-    for number in range(3):
-        Client(REMOTE_ADDR=f"10.0.0.{number}").post("/login/", {"username": "LEA", "password": "x"})
-    answer = Client(REMOTE_ADDR="10.0.0.9").post(
-        "/login/", {"username": "lea", "password": PASSWORD}
-    )
-    assert answer.status_code == 429
-    other = Client(REMOTE_ADDR="10.0.0.9").post("/login/", {"username": "noah", "password": "x"})
+    guesser = Client(REMOTE_ADDR="10.0.0.1")
+    for guess in ("velo1", "velo2", "velo3"):
+        guesser.post("/login/", {"username": "lea", "password": guess})
+    answer = guesser.post("/login/", {"username": "lea", "password": PASSWORD})
+    assert answer.status_code == 429 and "_auth_user_id" not in guesser.session
+    other = guesser.post("/login/", {"username": "noah", "password": "x"})
     assert other.status_code == 200  # another name from that address may still try
+
+
+@pytest.mark.parametrize("look_alike", ["LEA", "Lea", "\uff4c\uff45\uff41", " lea "])
+def test_look_alike_spellings_of_a_name_share_one_count(monkeypatch, look_alike):
+    """NFKC and case, as names are compared for uniqueness: fullwidth letters are plain."""
+    limit_logins(monkeypatch, "3/min", "100/min")
+    get_user_model().objects.create_user("lea", password=PASSWORD)
+    guesser = Client(REMOTE_ADDR="10.0.0.1")
+    for guess in ("velo1", "velo2", "velo3"):
+        guesser.post("/login/", {"username": look_alike, "password": guess})
+    answer = guesser.post("/login/", {"username": "lea", "password": PASSWORD})
+    assert answer.status_code == 429
+
+
+def test_a_names_login_count_is_keyed_as_names_are_compared_for_uniqueness():
+    assert login_name_key("\uff2c\uff25\uff21") == login_name_key(" Lea ") == "lea"
+    assert login_name_key("Stra\u00dfe") == login_name_key("STRASSE")
+    assert login_name_key("lea") != login_name_key("leah")
+
+
+def test_ten_wrong_passwords_from_one_address_do_not_lock_the_owner_out_elsewhere():
+    """With the site's own limits: an attacker's guesses used to make the right password
+    fail from every address."""
+    get_user_model().objects.create_user("lea", password=PASSWORD)
+    attacker = Client(REMOTE_ADDR="10.0.0.66")
+    for number in range(10):
+        attacker.post("/login/", {"username": "LEA", "password": f"velo{number}"})
+    assert attacker.post("/login/", {"username": "lea", "password": PASSWORD}).status_code == 429
+    owner = Client(REMOTE_ADDR="10.0.0.9")
+    answer = owner.post("/login/", {"username": "lea", "password": PASSWORD})
+    assert answer.status_code == 302 and "_auth_user_id" in owner.session
 
 
 def test_the_admin_login_is_rate_limited_like_the_sites_own(monkeypatch):
     """25 wrong passwords for a superuser used to be answered, and then the right one let in."""
-    monkeypatch.setattr(LoginAddressThrottle, "THROTTLE_RATES", {"login": "3/min"})
+    limit_logins(monkeypatch, "3/min", "100/min")
     get_user_model().objects.create_superuser("root", "root@example.org", PASSWORD)
     guesser = Client()
     for guess in ("velo1", "velo2", "velo3"):
@@ -323,11 +377,9 @@ def test_the_admin_login_is_rate_limited_like_the_sites_own(monkeypatch):
     assert "_auth_user_id" not in guesser.session
     assert "Bitte warte eine Minute" in answer.content.decode()
     elsewhere = Client(REMOTE_ADDR="10.0.0.7")
-    answer = elsewhere.post("/admin/login/", {"username": "ROOT", "password": PASSWORD})
-    assert answer.status_code == 429, "the name's attempts count from any address"
-    other = Client(REMOTE_ADDR="10.0.0.8")
-    other.post("/admin/login/", {"username": "someone", "password": "x"})
-    assert other.get("/admin/login/").status_code == 200
+    answer = elsewhere.post("/admin/login/", {"username": "root", "password": PASSWORD})
+    assert answer.status_code == 302, "the owner is not locked out from another address"
+    assert "_auth_user_id" in elsewhere.session
 
 
 def test_the_admin_login_lets_the_right_password_in_within_the_limit():

@@ -3,6 +3,7 @@ by their best scores alone, with a table per day for the daily game (T5.2)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
@@ -110,11 +111,11 @@ def test_a_kind_ranked_by_scores_has_no_ratings_and_its_best_totals_rank(kinds, 
 def test_T5_2_only_the_first_finished_daily_game_of_a_day_counts(kinds, eight):
     alice, bob = eight[:2]
     day, other_day = "2026-11-24", "2026-11-25"
-    earlier = timezone.now() - timezone.timedelta(hours=2)
+    earlier, later = (datetime(2026, 11, 24, hour, tzinfo=UTC) for hour in (10, 12))
     daily = {"daily": True, "day": day}
     play("dice", {alice: (1, 120)}, daily, finished=earlier)
-    play("dice", {alice: (1, 330)}, daily)  # a second try the same day does not count
-    play("dice", {bob: (1, 200)}, daily)
+    play("dice", {alice: (1, 330)}, daily, finished=later)  # a second try does not count
+    play("dice", {bob: (1, 200)}, daily, finished=later)
     play("dice", {bob: (1, 290)}, {"daily": True, "day": other_day})
     play("dice", {alice: (1, 300)})  # not a daily game
     table = selectors.best_game_scores(kind="dice", day=day)
@@ -125,7 +126,8 @@ def test_T5_2_only_the_first_finished_daily_game_of_a_day_counts(kinds, eight):
 def test_the_rankings_page_has_a_list_per_kind(kinds, eight, client):
     alice, bob = eight[:2]
     play("tricks", {alice: 1, bob: 2})
-    play("dice", {bob: (1, 310)}, {"daily": True, "day": "2026-11-24"})
+    within = datetime(2026, 11, 24, 18, tzinfo=UTC)
+    play("dice", {bob: (1, 310)}, {"daily": True, "day": "2026-11-24"}, finished=within)
     page = client.get("/rankings/", {"kind": "tricks"}, headers={"accept-language": "en"})
     assert_page_keeps_policy(page)
     html = page.content.decode()

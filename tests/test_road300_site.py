@@ -41,7 +41,7 @@ def play_out(game: Game, user, pick=0) -> Game:
 
 @pytest.mark.django_db
 def test_creating_a_road300_game_seats_the_caller_and_starts_it(people):
-    response = api_of(people[0]).post("/api/games/", {**KIND, "max_players": 4, "bots": 2})
+    response = api_of(people[0]).post("/api/games/", KIND)
     assert response.status_code == 201, response.json()
     game = Game.objects.get(pk=response.json()["id"])
     assert (game.kind, game.status, game.max_players) == ("road300", "RUNNING", 1)
@@ -65,7 +65,7 @@ def test_T4_3_the_strong_bots_score_is_worked_out_when_the_game_is_dealt_not_in_
     drain_bot_score_worker()
     expected = bots.strong_bot_score(game.seed)
     version = game.state["grid_version"]
-    assert cache.get(f"road300-bot-score:{version}:{game.seed}") == expected
+    assert cache.get(glue.bot_score_key(game.seed, version)) == expected
     glue.bot_score.cache_clear()  # the final move finds it in the shared cache
 
     def too_late(seed, options=None):

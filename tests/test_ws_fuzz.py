@@ -48,7 +48,7 @@ SOCKET_CODES = frozenset(
         *("bad_json", "too_large", "unknown_type", "bad_field", "not_authenticated"),
         *("not_found", "not_seated", "not_started", "game_over", "stale", "not_your_turn"),
         *("illegal_move", "rate_limited", "left_game", "full", "started", "already_seated"),
-        *("unavailable", "server_error"),
+        *("unavailable", "server_error", "sealed", "too_many_sockets", "too_many_waiting"),
     }
 )
 GAME_TYPES = (

@@ -36,6 +36,10 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
 ``hint_extra(view, move) -> dict``
     What a hint (``GET /api/games/{id}/hint/``, kinds with a ``hint_bot``) sends beside the
     move (Road to 300: its path).
+``sealed(game) -> bool``
+    Whether the game is shown to its own players only and its log keeps the seed back
+    (Road to 300: a daily game while its day runs, T5.2: its seed tells every die of the
+    day). ``never_sealed`` for the other kinds.
 ``TABLE_TEMPLATE``, ``TABLE_SCRIPT`` and ``page_context(game) -> dict``
     The kind's part of the game page: the template the page's shell includes, the ES module
     (a static path) that draws the table, and what else the template needs.
@@ -54,6 +58,10 @@ from games import feed
 def random_seed(options: dict) -> int:
     """A new game's seed: random, from the system's source (nobody can guess the deal)."""
     return random.SystemRandom().randrange(2**62)
+
+
+def never_sealed(game) -> bool:
+    return False
 
 
 def describe_with(

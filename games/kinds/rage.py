@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from games import rows
-from games.kinds import describe_with, random_seed
+from games.kinds import describe_with, never_sealed, random_seed
 from games.models import Game, Seat
 from games.rage import engine
 from games.rage.cards import COLORS
@@ -69,6 +69,7 @@ def warm_up(game: Game, state: engine.GameState) -> None:
 
 
 new_seed = random_seed
+sealed = never_sealed
 
 
 def start_events(state: engine.GameState) -> list[dict]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from games import rows
-from games.kinds import describe_with, random_seed
+from games.kinds import describe_with, never_sealed, random_seed
 from games.models import BuiltRoad, DestinationCard, Game, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import CARD_COLORS, GREY, basel
@@ -114,6 +114,7 @@ def warm_up(game: Game, state: engine.GameState) -> None:
 
 
 new_seed = random_seed
+sealed = never_sealed
 
 
 def start_events(state: engine.GameState) -> list[dict]:

@@ -45,6 +45,13 @@ def daily_seed(day: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 2  # fits a signed 64-bit column
 
 
+def sealed(game: Game) -> bool:
+    """A daily game while its day (UTC) runs: only its player sees it, and its log has no seed
+    (the seed predicts every roll of the day). Once the day is over everything is public."""
+    options = game.options or {}
+    return bool(options.get("daily")) and str(options.get("day", "")) >= today()
+
+
 def site_options(options: dict) -> dict:
     """The options as stored: a daily game gets today's date (UTC), which no client chooses."""
     if "day" in options:
@@ -88,10 +95,17 @@ def _bot_process() -> ProcessPoolExecutor:
         return _bot_score_process
 
 
+def bot_score_key(seed: int, grid_version: int | None) -> str:
+    """The cache key of the strong bot's total: it names no seed (a day's seed, read from a
+    shared cache, would tell the day's dice)."""
+    digest = hashlib.sha256(f"{grid_version}:{seed}".encode()).hexdigest()
+    return f"road300-bot-score:{digest}"
+
+
 @lru_cache(maxsize=256)
 def bot_score(seed: int, grid_version: int | None) -> int:
     """T4.3: the strong bot's total on this seed (a day's seed is shared by everyone)."""
-    key = f"road300-bot-score:{grid_version}:{seed}"
+    key = bot_score_key(seed, grid_version)
     score = cache.get(key)
     if score is None:
         score = _bot_process().submit(strong_bot_score, seed).result()

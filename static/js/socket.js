@@ -6,11 +6,11 @@
 // onOpen runs after every (re)connect: the server sends a fresh STATE then, and the page may
 // ask for more (history). onLost runs when an open connection drops; the socket then retries
 // with a growing pause (0.5 s up to 10 s). send() returns false when the socket is not open.
-// A close the server means for good (not logged in, no such game) is not retried: onGone
-// gets its code.
+// A close the server means for good (not logged in, no such game, not to be shown) is not
+// retried: onGone gets its code. Past the cap on open sockets (4429) it keeps retrying, slowly.
 const FIRST_PAUSE_MS = 500;
 const LONGEST_PAUSE_MS = 10000;
-const FINAL_CLOSE_CODES = new Set([4001, 4004]);
+const FINAL_CLOSE_CODES = new Set([4001, 4003, 4004]);
 
 export function openSocket(
   path,

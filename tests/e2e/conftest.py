@@ -42,7 +42,14 @@ SERVER_LOG_CHARS = 6000
 # The server makes a new guest for every logged-in page: more than the default rate allows.
 # Its computer players move after a short pause, whichever the channel layer (the default
 # pause with Redis is as long as a person's), so a game they play to its end takes seconds.
-SERVER_ENV = {"GUEST_RATE": "10000/min", "BOT_DELAY_SECONDS": "0.02"}
+SERVER_ENV = {
+    "GUEST_RATE": "10000/min",
+    "GAME_RATE": "10000/min",
+    "GAMES_WAITING_PER_USER": "1000",
+    "SOCKETS_PER_USER": "1000",
+    "SOCKETS_PER_ADDRESS": "10000",
+    "BOT_DELAY_SECONDS": "0.02",
+}
 
 # Reports every violation through the console, whatever Chromium's own wording is.
 CSP_MARKER = "CSP violation:"

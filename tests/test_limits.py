@@ -1,0 +1,237 @@
+"""Limits per user and per address: new games (a rate and a cap on games waiting for players,
+by every way a game is made) and open sockets (closed with 4429 past the cap, counted across
+processes in Redis, freed on every way a socket ends)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.test import Client
+from rest_framework.test import APIClient
+
+from games import consumers, limits
+from games.models import Game
+from tests.ws_helpers import Socket, close_all, isolated_sockets, make_people  # noqa: F401
+
+RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_counts():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def alice(django_user_model):
+    return django_user_model.objects.create_user("alice")
+
+
+def api_of(user) -> APIClient:
+    api = APIClient()
+    api.force_authenticate(user)
+    return api
+
+
+def game_body(name: str = "Spiel") -> dict:
+    return {"name": name, "max_players": 2}
+
+
+# ---------------------------------------------------------------------------- new games
+
+
+@pytest.mark.django_db
+def test_new_games_are_rate_limited_per_user(alice, django_user_model, monkeypatch):
+    monkeypatch.setitem(RATES, "game", "3/min")
+    solo = {"name": "Solo", "kind": "road300"}
+    for _ in range(3):
+        assert api_of(alice).post("/api/games/", solo, format="json").status_code == 201
+    refused = api_of(alice).post("/api/games/", solo, format="json")
+    assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
+    assert "try again in" in refused.json()["message"] or "Sekunden" in refused.json()["message"]
+    assert Game.objects.count() == 3
+    bob = django_user_model.objects.create_user("bob")
+    assert api_of(bob).post("/api/games/", solo, format="json").status_code == 201
+
+
+@pytest.mark.django_db
+def test_a_user_has_only_so_many_games_waiting_for_players(alice, monkeypatch):
+    monkeypatch.setattr(settings, "GAMES_WAITING_PER_USER", 2)
+    for number in range(2):
+        assert api_of(alice).post("/api/games/", game_body(f"g{number}")).status_code == 201
+    refused = api_of(alice).post("/api/games/", game_body())
+    assert refused.status_code == 409 and refused.json()["code"] == "too_many_waiting"
+    assert "2" in refused.json()["message"]
+    # A solo game never waits; a waiting game called off frees its place.
+    assert api_of(alice).post("/api/games/", {"name": "Solo", "kind": "road300"}).status_code == 201
+    waiting = Game.objects.filter(status=Game.Status.WAITING).first()
+    assert api_of(alice).post(f"/api/games/{waiting.pk}/leave/").status_code == 200
+    assert api_of(alice).post("/api/games/", game_body()).status_code == 201
+
+
+@pytest.mark.django_db
+def test_the_pages_refuse_new_games_past_the_limits_with_a_clear_message(alice, monkeypatch):
+    monkeypatch.setattr(settings, "GAMES_WAITING_PER_USER", 1)
+    page = Client()
+    page.force_login(alice)
+    form = {"name": "Spiel", "max_players": 3, "bots": 0, "turn_seconds": 60}
+    assert page.post("/new-game/", form).status_code == 302
+    refused = page.post("/new-game/", form)
+    assert refused.status_code == 200
+    assert "Spiele, die auf Mitspielende warten" in refused.content.decode()
+    assert Game.objects.count() == 1
+    monkeypatch.setitem(RATES, "game", "0/min")
+    answer = page.post("/road300/daily/", follow=True)
+    assert "zu viele neue Spiele" in answer.content.decode()
+    assert Game.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_lobby_socket_refuses_new_games_past_the_limits(monkeypatch):
+    (alice,) = await make_people("alice")
+    monkeypatch.setattr(settings, "GAMES_WAITING_PER_USER", 1)
+    socket = await Socket.lobby(alice)
+    await socket.send({"type": "CREATE_GAME", "ref": "a", **game_body()})
+    await socket.until("GAME_CREATED")
+    await socket.send({"type": "CREATE_GAME", "ref": "b", **game_body()})
+    error = (await socket.until("ERROR"))[-1]
+    assert (error["code"], error["ref"]) == ("too_many_waiting", "b")
+    monkeypatch.setitem(RATES, "game", "0/min")
+    await socket.send({"type": "CREATE_GAME", "ref": "c", "name": "Solo", "kind": "road300"})
+    error = (await socket.until("ERROR"))[-1]
+    assert (error["code"], error["ref"]) == ("rate_limited", "c")
+    await close_all(socket)
+
+
+# ---------------------------------------------------------------------------- open sockets
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_open_sockets_are_capped_per_user_and_freed_when_one_closes(monkeypatch):
+    alice, bob = await make_people("alice", "bob")
+    monkeypatch.setattr(settings, "SOCKETS_PER_USER", 3)
+    sockets = [await Socket.lobby(alice) for _ in range(3)]
+    extra = await Socket.lobby(alice)
+    error = await extra.expect("ERROR")
+    assert error["code"] == "too_many_sockets" and "3" in error["message"]
+    await extra.expect_close(4429)
+    others = await Socket.lobby(bob)  # another player is not counted with alice
+    await others.send({"type": "PING", "ref": "p"})
+    assert (await others.expect("PONG"))["ref"] == "p"
+    await sockets[0].close()
+    again = await Socket.lobby(alice)
+    await again.send({"type": "PING", "ref": "p"})
+    assert (await again.expect("PONG"))["ref"] == "p"
+    await close_all(*sockets[1:], again, others)
+    assert not [key for key in cache._cache if "socket-slot" in str(key)]  # all freed
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_open_sockets_are_capped_per_address_whoever_logs_in(monkeypatch):
+    alice, bob, charlie = await make_people("alice", "bob", "charlie")
+    monkeypatch.setattr(settings, "SOCKETS_PER_ADDRESS", 2)
+    monkeypatch.setattr(consumers, "scope_address", lambda scope: "10.0.0.1")
+    first, second = await Socket.lobby(alice), await Socket.lobby(bob)
+    game_socket = await Socket.open("/ws/games/1/", charlie)
+    error = await game_socket.expect("ERROR")
+    assert error["code"] == "too_many_sockets"
+    await game_socket.expect_close(4429)
+    await close_all(first, second)
+    monkeypatch.setattr(consumers, "scope_address", lambda scope: "10.0.0.2")
+    elsewhere = await Socket.lobby(charlie)
+    await elsewhere.send({"type": "PING", "ref": "p"})
+    assert (await elsewhere.expect("PONG"))["ref"] == "p"
+    await close_all(elsewhere)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_refused_for_another_reason_frees_its_slot(monkeypatch):
+    (alice,) = await make_people("alice")
+    monkeypatch.setattr(settings, "SOCKETS_PER_USER", 1)
+    for _ in range(3):
+        missing = await Socket.open("/ws/games/999/", alice)
+        assert (await missing.expect("ERROR"))["code"] == "not_found"
+        await missing.expect_close(4004)
+        await missing.close()
+    lobby = await Socket.lobby(alice)
+    await lobby.send({"type": "PING", "ref": "p"})
+    assert (await lobby.expect("PONG"))["ref"] == "p"
+    await close_all(lobby)
+
+
+def test_slots_of_a_server_that_died_expire_and_a_beat_renews_them(monkeypatch):
+    monkeypatch.setattr(settings, "SOCKETS_PER_USER", 1)
+    lifetime = [60.0]
+    monkeypatch.setattr(limits, "slot_seconds", lambda: lifetime[0])
+    held = limits.SocketSlots("channel-a", 7, "10.0.0.1")
+    assert held.claim() is None
+    assert limits.SocketSlots("channel-b", 7, "10.0.0.2").claim() == "user"
+    # The server dies: nobody releases. Its slot lives on only until it expires.
+    lifetime[0] = 0.001
+    held.renew()
+    import time
+
+    time.sleep(0.01)
+    assert limits.SocketSlots("channel-c", 7, "10.0.0.3").claim() is None
+
+
+def test_the_socket_address_trusts_only_num_proxies_forwarded_entries(monkeypatch):
+    scope = {"client": ("10.0.0.1", 5000), "headers": [(b"x-forwarded-for", b"6.6.6.6, 1.2.3.4")]}
+    assert limits.scope_address(scope) == "10.0.0.1"
+    monkeypatch.setitem(settings.REST_FRAMEWORK, "NUM_PROXIES", 1)
+    from rest_framework.settings import api_settings
+
+    api_settings.reload()
+    try:
+        assert limits.scope_address(scope) == "1.2.3.4"
+    finally:
+        monkeypatch.undo()
+        api_settings.reload()
+
+
+CLAIM = """
+import django, os, sys
+django.setup()
+from django.conf import settings
+settings.SOCKETS_PER_USER = 2
+from games.limits import SocketSlots
+print(SocketSlots(sys.argv[1], 4242, "10.9.9.9").claim())
+"""
+
+
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="the shared count needs Redis")
+def test_sockets_of_several_server_processes_count_together_in_redis(monkeypatch):
+    from django.core.cache.backends.redis import RedisCache
+
+    prefix = f"test-limits-{os.getpid()}"
+    shared = RedisCache(os.environ["REDIS_URL"], {"KEY_PREFIX": f"{prefix}-cache"})
+    monkeypatch.setattr(limits, "cache", shared)
+    monkeypatch.setattr(settings, "SOCKETS_PER_USER", 2)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "ratumrad_site.settings",
+        "REDIS_PREFIX": prefix,
+    }
+
+    def other_process(channel: str) -> str:
+        run = subprocess.run(
+            [sys.executable, "-c", CLAIM, channel], env=env, capture_output=True, text=True
+        )
+        assert run.returncode == 0, run.stderr
+        return run.stdout.strip()
+
+    try:
+        mine = limits.SocketSlots("here", 4242, "10.9.9.9")
+        assert mine.claim() is None
+        assert other_process("there-1") == "None"
+        assert other_process("there-2") == "user"  # this process's socket counts there too
+        mine.release()
+        assert other_process("there-3") == "None"
+    finally:
+        shared.clear()
