@@ -711,3 +711,30 @@ def test_the_last_move_caption_tells_both_cards_of_a_turn(new_page):
     feed = page.locator("#feed li").all_inner_texts()
     assert f"{me} took a face-up card: {color}." in feed
     assert f"{me} took a card from the deck." in feed
+
+
+def test_on_a_phone_two_fingers_zoom_about_the_point_between_them(new_page):
+    page = new_page("uma", lang="en", width=375, height=812, touch=True)
+    open_game(page, keep=False)
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    middle = frame_point(page, 0.4, 0.45)
+    under = page.evaluate(MAP_POINT, list(middle))
+    scale = page.evaluate(MAP_SCALE)
+    cdp = page.context.new_cdp_session(page)
+
+    def fingers(kind: str, apart: float) -> None:
+        points = [
+            {"x": middle[0] - apart, "y": middle[1], "id": 1},
+            {"x": middle[0] + apart, "y": middle[1], "id": 2},
+        ]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    fingers("touchStart", 20)
+    for apart in range(25, 61, 5):
+        fingers("touchMove", apart)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+    assert page.evaluate(MAP_SCALE) > 2 * scale
+    assert near(page.evaluate(MAP_POINT, list(middle)), under, units=3)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    expect(page.locator("#pay-dialog")).to_be_hidden()
