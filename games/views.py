@@ -119,6 +119,28 @@ def ui_strings() -> dict:
         "road_tip_build": _("Click or press Enter to build it."),
         "road_closed": _("Closed: {name} built the other road of this double (R6.4)."),
         "road_double_open": _("Still open: {name} built the other road of this double."),
+        "road_tip_kind": _("{color}, {length} wheels"),
+        "road_tip_kind_one": _("{color}, 1 wheel"),
+        "road_tip_any_colour": _("(pay with any one colour)"),
+        "why_over": _("The game is over."),
+        "why_not_started": _("Roads are built once the game has begun."),
+        "why_own_double": _("You built the other road of this double (R6.3)."),
+        "why_their_turn": _("Not your turn: {name} is playing."),
+        "why_second_card": _("Not now: take your second wheel card first."),
+        "why_choose_destinations": _("Not now: choose your destination cards first."),
+        "why_wheels": _("Too long: it needs {length} wheels and you have {wheels} left."),
+        "why_cards": _(
+            "Not enough cards: it takes {length} {color} cards (jokers count too); you have"
+            " {have} and {jokers} jokers."
+        ),
+        "why_cards_any": _(
+            "Not enough cards: it takes {length} cards of one colour (jokers count too); you"
+            " have at most {have} of one colour and {jokers} jokers."
+        ),
+        "drew_two": _("{name} drew {first} and {second}."),
+        "drew_face_up": _("a face-up {color} card"),
+        "drew_deck": _("a card from the deck"),
+        "drew_two_deck": _("{name} drew two cards from the deck."),
         "rhine": _("Rhine"),
         "pay_title": _("Build {a}–{b}"),
         "pay_summary": _("Length {length}, worth {points}. Choose how to pay:"),

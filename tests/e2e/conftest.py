@@ -6,8 +6,9 @@ Fixtures:
   own, with the test process's ``REDIS_URL``; ``live_server.base_url`` is its address.
 * ``browser`` (session): Chromium from ``/usr/bin/chromium``; no browser is ever downloaded.
   Without Chromium the browser tests are skipped, or fail when ``RATUMRAD_REQUIRE_BROWSER=1``.
-* ``new_page(name=None, lang="de", width=1280, height=800)``: a page in a browser context of
-  its own (own cookies) with that language and viewport, logged in as a new guest ``name``
+* ``new_page(name=None, lang="de", width=1280, height=800, touch=False)``: a page in a
+  browser context of its own (own cookies) with that language and viewport (and a touch
+  screen for ``page.touchscreen`` when ``touch``), logged in as a new guest ``name``
   when one is given (``new_page.guest(page)`` holds its ``token`` and ``user``). It watches
   the page: a Content-Security-Policy violation or an uncaught script error fails the test
   when it ends; console errors are kept in ``new_page.watch(page).console_errors``.
@@ -144,10 +145,18 @@ class PageFactory:
         self.guests: dict[int, dict] = {}
 
     def __call__(
-        self, name: str | None = None, lang: str = "de", width: int = 1280, height: int = 800
+        self,
+        name: str | None = None,
+        lang: str = "de",
+        width: int = 1280,
+        height: int = 800,
+        touch: bool = False,
     ) -> Page:
         context = self.browser.new_context(
-            base_url=self.base_url, locale=lang, viewport={"width": width, "height": height}
+            base_url=self.base_url,
+            locale=lang,
+            viewport={"width": width, "height": height},
+            has_touch=touch,
         )
         context.set_default_timeout(10_000)
         context.add_init_script(REPORT_VIOLATIONS)

@@ -129,6 +129,13 @@ def test_on_a_phone_the_panels_go_below_the_board_and_nothing_scrolls_sideways(
     assert players["y"] >= board["y"] + board["height"]
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
     screenshot(page, "game-phone")
-    page.locator("#zoom-in").click()  # a larger map scrolls inside its frame only
-    assert page.locator("#board").bounding_box()["width"] > 375
+    spread = """() => {
+        const [a, b] = [...document.querySelectorAll("#board .place-dot")]
+            .map((dot) => dot.getBoundingClientRect());
+        return Math.hypot(a.x - b.x, a.y - b.y);
+    }"""
+    before = page.evaluate(spread)
+    page.locator("#zoom-in").click()  # a larger map, inside its frame only
+    assert page.evaluate(spread) > 1.5 * before
+    assert page.locator("#board").bounding_box()["width"] <= 375
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 375

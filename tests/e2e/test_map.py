@@ -127,14 +127,14 @@ def test_a_road_shows_what_it_costs_and_is_worth_on_hover_and_on_focus(new_page)
     tip = page.locator("#road-tip")
     coloured = next(road for road in roads if road["color"] not in ("grey",))
     grey = next(road for road in roads if road["color"] == "grey")
-    times = "\N{MULTIPLICATION SIGN}"
-    for road, cost in ((coloured, f"{coloured['length']} {times} "), (grey, "cards of one colour")):
+    wheels = "1 wheel" if coloured["length"] == 1 else f"{coloured['length']} wheels"
+    for road, cost in ((coloured, f"{coloured['color']}, {wheels}"), (grey, "any one colour")):
         page.mouse.move(probes[road["id"]]["x"], probes[road["id"]]["y"])
         expect(tip).to_be_visible()
         expect(tip.locator(".road-tip-title")).to_have_text(
             f"{names[str(road['a'])]} – {names[str(road['b'])]}"
         )
-        expect(tip.locator(".road-tip-cost")).to_contain_text(cost)
+        expect(tip.locator(".road-tip-kind")).to_contain_text(cost)
         points = "1 point" if road["points"] == 1 else f"{road['points']} points"
         expect(tip.locator(".road-tip-points")).to_have_text(points)
         box = tip.bounding_box()  # near the road, inside the window
@@ -226,7 +226,10 @@ def test_the_last_move_is_shown_for_a_few_seconds_with_who_made_it(new_page):
     page.wait_for_function(
         "(name) => window.captions.some((text) => text.includes(name))", arg=bot, timeout=15_000
     )
-    expect(caption).to_have_text(page.locator("#feed li").last.inner_text())
+    # A turn of two wheel cards is one caption naming both (the feed has a line for each).
+    last = page.locator("#feed li").last.inner_text()
+    both = f"{re.escape(bot)} drew .+ and .+|{re.escape(bot)} drew two cards from the deck\\."
+    expect(caption).to_have_text(re.compile(f"^({re.escape(last)}|{both})$"))
     # A few seconds later the highlight is gone.
     expect(caption).to_be_hidden(timeout=10_000)
     expect(page.locator("#board g.road.last-move")).to_have_count(0)
@@ -363,3 +366,378 @@ def test_tab_walks_the_roads_of_the_map_from_top_to_bottom_and_left_to_right(new
     for row in set(rows):
         xs = [x for (x, y) in order if int(y // 60) == row]
         assert xs == sorted(xs)  # each row from the left
+
+
+def tip_text(page: Page) -> str:
+    tip = page.locator("#road-tip")
+    expect(tip).to_be_visible()
+    return " / ".join(tip.locator(":scope > *").all_inner_texts())
+
+
+@pytest.mark.parametrize(
+    "lang,words",
+    [
+        (
+            "en",
+            {
+                "wheels": "wheels",
+                "wheel": "wheel",
+                "built": "Built by",
+                "closed": "Closed",
+                "waiting": "once the game has begun",
+                "cards": "Not enough cards: it takes 6 orange cards",
+                "second": "take your second wheel card first",
+                "orange": "orange",
+            },
+        ),
+        (
+            "de",
+            {
+                "wheels": "Räder",
+                "wheel": "Rad",
+                "built": "Gebaut von",
+                "closed": "Gesperrt",
+                "waiting": "sobald das Spiel begonnen hat",
+                "cards": "Zu wenige Karten: Sie braucht 6 Karten in orange",
+                "second": "Nimm zuerst deine zweite Radkarte",
+                "orange": "orange",
+            },
+        ),
+    ],
+)
+def test_a_roads_card_tells_its_colour_and_length_and_why_it_cannot_be_built_now(
+    new_page, screenshot, lang, words
+):
+    page = new_page("nora", lang=lang, width=1366, height=768)
+    game_id = game_against_a_bot(page, start=True)
+    page.goto(f"/games/{game_id}/")
+    built, other = a_double(page)
+    roads = {
+        road["id"]: road
+        for road in page.evaluate(
+            """() => JSON.parse(document.getElementById("map-data").textContent).roads"""
+        )
+    }
+    colors = page.evaluate(
+        """() => JSON.parse(document.getElementById("ui-strings").textContent).colors"""
+    )
+    with_roads_built_by_others(page, [built])
+    page.reload()
+    page.locator("#keep-dialog .dialog-cancel").click()
+    expect(page.locator(f'#board g.road.built[data-road="{built}"]')).to_have_count(1)
+    bot = page.locator("#players li.player:not(.me) .player-name").inner_text()
+
+    def kind(road: dict) -> str:
+        unit = words["wheel"] if road["length"] == 1 else words["wheels"]
+        return f"{colors[road['color']]}, {road['length']} {unit}"
+
+    # Taken: its own colour and length (not its builder's), and who built it.
+    hover(page, built)
+    text = tip_text(page)
+    assert kind(roads[built]) in text and f"{words['built']} {bot}" in text, text
+    assert "null" not in text
+    # The other road of the double: closed (R6.4).
+    hover(page, other)
+    text = tip_text(page)
+    assert kind(roads[other]) in text and words["closed"] in text and "null" not in text, text
+    # Before the game is under way, any free road says so. A six-wheel orange road is never
+    # paid with the four cards of the deal.
+    long = next(r for r in roads.values() if r["length"] == 6 and r["color"] == "orange")["id"]
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    hover(page, long)
+    text = tip_text(page)
+    assert kind(roads[long]) in text and words["waiting"] in text and "null" not in text, text
+    screenshot(page, f"road-card-{lang}")
+
+    page.locator("#reopen-choice").click()
+    page.locator("#keep-confirm").click()
+    page.mouse.move(1, 1)
+    expect(page.locator("#turn-line")).to_have_class(re.compile(r"\bmine\b"), timeout=15_000)
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    hover(page, long)
+    text = tip_text(page)
+    assert words["cards"] in text and "null" not in text, text
+    # One card taken: the second is still to take, so no road can be built now (R5.3).
+    size = hand_size(page)
+    page.locator("#deck-button").click()
+    wait_for_hand_size(page, size + 1)
+    page.mouse.move(1, 1)
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    hover(page, long)
+    text = tip_text(page)
+    assert words["second"] in text and "null" not in text, text
+
+
+# The map point (in the map's own units) shown at a point of the screen; without one, at the
+# middle of the map's frame.
+MAP_POINT = """(at) => {
+    const frame = document.getElementById("board-scroll").getBoundingClientRect();
+    const [x, y] = at || [frame.left + frame.width / 2, frame.top + frame.height / 2];
+    const matrix = document.getElementById("board").getScreenCTM().inverse();
+    const point = new DOMPoint(x, y).matrixTransform(matrix);
+    return [point.x, point.y];
+}"""
+# Screen pixels per map unit.
+MAP_SCALE = """() => {
+    const matrix = document.getElementById("board").getScreenCTM();
+    return Math.hypot(matrix.a, matrix.b);
+}"""
+
+
+def frame_point(page: Page, share_x: float, share_y: float) -> tuple[float, float]:
+    box = page.locator("#board-scroll").bounding_box()
+    return box["x"] + box["width"] * share_x, box["y"] + box["height"] * share_y
+
+
+def near(a: list[float], b: list[float], units: float = 1.5) -> bool:
+    return abs(a[0] - b[0]) <= units and abs(a[1] - b[1]) <= units
+
+
+@pytest.mark.parametrize("width,height", [(1366, 768), (375, 812)])
+def test_the_zoom_buttons_keep_the_middle_of_the_view_in_the_middle(new_page, width, height):
+    page = new_page("olga", lang="en", width=width, height=height)
+    open_game(page, keep=False)
+    page.locator("#zoom-fit").click()
+    middle = page.evaluate(MAP_POINT, None)
+    scale = page.evaluate(MAP_SCALE)
+    page.locator("#zoom-in").click()
+    page.locator("#zoom-in").click()
+    assert page.evaluate(MAP_SCALE) > 2 * scale  # larger...
+    assert near(page.evaluate(MAP_POINT, None), middle)  # ...about the same middle
+
+    # Dragged elsewhere, both buttons keep that new middle.
+    start = frame_point(page, 0.5, 0.5)
+    page.mouse.move(*start)
+    page.mouse.down()
+    for step in range(1, 6):
+        page.mouse.move(start[0] + 12 * step, start[1] + 8 * step)
+    page.mouse.up()
+    moved = page.evaluate(MAP_POINT, None)
+    assert not near(moved, middle)
+    page.locator("#zoom-in").click()
+    assert near(page.evaluate(MAP_POINT, None), moved)
+    page.locator("#zoom-out").click()
+    assert near(page.evaluate(MAP_POINT, None), moved)
+
+
+def test_the_wheel_zooms_about_the_point_under_the_pointer(new_page):
+    page = new_page("pia", lang="en", width=1366, height=768)
+    open_game(page, keep=False)
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    scroll = page.evaluate("() => window.scrollY")
+    for share in ((0.35, 0.4), (0.6, 0.55)):
+        at = frame_point(page, *share)
+        under = page.evaluate(MAP_POINT, list(at))
+        scale = page.evaluate(MAP_SCALE)
+        page.mouse.move(*at)
+        page.mouse.wheel(0, -240)
+        page.wait_for_function(f"() => ({MAP_SCALE})() > {scale * 1.2}")
+        assert near(page.evaluate(MAP_POINT, list(at)), under)
+    assert page.evaluate("() => window.scrollY") == scroll  # the page stayed where it was
+    page.mouse.wheel(0, 2400)  # back out to the whole map
+    page.wait_for_function("() => document.getElementById('zoom-out').disabled")
+
+
+def test_a_drag_moves_the_map_and_is_never_a_click_that_builds(new_page):
+    page = new_page("quinn", lang="en", width=1366, height=768)
+    open_game(page)
+    draw_until_a_road_glows(page)
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    page.locator("#zoom-in").click()
+    road = page.locator("#board g.road.buildable").first
+    road.focus()  # brought into view
+    road_id = int(road.get_attribute("data-road"))
+    start = next(p for p in page.evaluate(PROBES) if p["road"] == road_id and not p["side"])
+    start = (start["x"], start["y"])
+    under = page.evaluate(MAP_POINT, list(start))
+    page.mouse.move(*start)
+    page.mouse.down()
+    end = (start[0] - 60, start[1] - 40)
+    for step in range(1, 11):
+        page.mouse.move(start[0] - 6 * step, start[1] - 4 * step)
+    page.mouse.up()
+    # The map point that was under the pointer went with it.
+    assert near(page.evaluate(MAP_POINT, list(end)), under)
+    expect(page.locator("#pay-dialog")).to_be_hidden()
+    # A click without moving still builds.
+    page.mouse.click(*end)
+    expect(page.locator("#pay-dialog")).to_be_visible()
+    page.locator("#pay-dialog .dialog-cancel").click()
+
+
+# The place names a person sees in the map's frame: their size on the screen and their boxes.
+LABELS = """() => {
+    const frame = document.getElementById("board-scroll").getBoundingClientRect();
+    return [...document.querySelectorAll("#board .place-label")]
+        .filter((label) => getComputedStyle(label).visibility !== "hidden")
+        .map((label) => {
+            const matrix = label.getScreenCTM();
+            const box = label.getBoundingClientRect();
+            return {
+                name: label.textContent,
+                size: parseFloat(getComputedStyle(label).fontSize) * Math.hypot(matrix.a, matrix.b),
+                box: [box.left, box.top, box.right, box.bottom],
+            };
+        })
+        .filter(({box}) => box[0] >= frame.left && box[2] <= frame.right
+            && box[1] >= frame.top && box[3] <= frame.bottom);
+}"""
+
+
+# The places in the map's frame whose names are hidden.
+UNNAMED_IN_VIEW = """() => {
+    const frame = document.getElementById("board-scroll").getBoundingClientRect();
+    return [...document.querySelectorAll("#board .place")].filter((place) => {
+        const dot = place.querySelector(".place-dot").getBoundingClientRect();
+        const x = dot.left + dot.width / 2, y = dot.top + dot.height / 2;
+        const inside = x > frame.left && x < frame.right && y > frame.top && y < frame.bottom;
+        const label = place.querySelector(".place-label");
+        return inside && getComputedStyle(label).visibility === "hidden";
+    }).map((place) => place.dataset.place);
+}"""
+
+
+def overlapping(labels: list[dict]) -> list[tuple[str, str]]:
+    found = []
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            w = min(a["box"][2], b["box"][2]) - max(a["box"][0], b["box"][0])
+            h = min(a["box"][3], b["box"][3]) - max(a["box"][1], b["box"][1])
+            if w > 1 and h > 3:
+                found.append((a["name"], b["name"]))
+    return found
+
+
+@pytest.mark.parametrize("width,height", [(1366, 768), (375, 812)])
+def test_place_names_stay_legible_and_apart_at_every_zoom(new_page, screenshot, width, height):
+    page = new_page("rosa", lang="de", width=width, height=height)
+    open_game(page, keep=False)
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    page.locator("#zoom-fit").click()
+    seen = []
+    while True:
+        labels = page.evaluate(LABELS)
+        assert len(labels) >= (12 if not seen else 3), labels
+        assert min(label["size"] for label in labels) >= 10.5, labels
+        assert overlapping(labels) == []
+        seen.append({label["name"] for label in labels})
+        if page.locator("#zoom-in").is_disabled():
+            hidden_at_max = page.evaluate(UNNAMED_IN_VIEW)
+            break
+        page.locator("#zoom-in").click()
+    screenshot(page, f"map-zoomed-{width}")
+    page.locator("#zoom-fit").click()
+    screenshot(page, f"map-fit-{width}")
+    # Zoomed in all the way, every place in view has its name (the crowd at the whole map's
+    # size hides some on a phone).
+    assert hidden_at_max == []
+    if width < 600:
+        assert set().union(*seen) > seen[0]
+
+
+def test_on_a_phone_a_tap_shows_a_roads_card_and_a_tap_elsewhere_closes_it(new_page, screenshot):
+    page = new_page("sven", lang="en", width=375, height=812, touch=True)
+    open_game(page, keep=False)
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    for _ in range(3):
+        page.locator("#zoom-in").tap()
+
+    def a_road_in_view() -> dict:
+        frame = page.locator("#board-scroll").bounding_box()
+        return next(
+            p
+            for p in page.evaluate(PROBES)
+            if not p["side"]
+            and frame["x"] + 20 < p["x"] < frame["x"] + frame["width"] - 20
+            and frame["y"] + 60 < p["y"] < frame["y"] + frame["height"] - 20
+        )
+
+    probe = a_road_in_view()
+    page.touchscreen.tap(probe["x"], probe["y"])
+    tip = page.locator("#road-tip")
+    expect(tip).to_be_visible()
+    screenshot(page, "road-card-phone")
+    # A finger that scrolls the page, from below the map, closes the card.
+    below = page.locator(".board-hint").bounding_box()
+    swipe(page, (below["x"] + 40, below["y"] + 10), (below["x"] + 40, below["y"] - 40))
+    expect(tip).to_be_hidden()
+    probe = a_road_in_view()  # the page has scrolled
+    page.touchscreen.tap(probe["x"], probe["y"])
+    expect(tip).to_be_visible()
+    page.locator("#destinations-heading").tap()
+    expect(tip).to_be_hidden()
+
+
+def swipe(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """One finger down at ``start``, moved to ``end`` and lifted: no tap, no click."""
+    cdp = page.context.new_cdp_session(page)
+    steps = 6
+    cdp.send(
+        "Input.dispatchTouchEvent",
+        {"type": "touchStart", "touchPoints": [{"x": start[0], "y": start[1]}]},
+    )
+    for step in range(1, steps + 1):
+        x = start[0] + (end[0] - start[0]) * step / steps
+        y = start[1] + (end[1] - start[1]) * step / steps
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}
+        )
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_the_last_move_caption_tells_both_cards_of_a_turn(new_page):
+    page = new_page("tilda", lang="en", width=1366, height=768)
+    me = new_page.guest(page)["user"]["name"]
+    open_game(page)
+    page.evaluate(
+        """() => {
+            window.captions = [];
+            const caption = document.getElementById("last-move");
+            new MutationObserver(() => window.captions.push(caption.textContent))
+                .observe(caption, {subtree: true, childList: true, characterData: true});
+        }"""
+    )
+    expect(page.locator("#turn-line")).to_have_class(MINE, timeout=15_000)
+    card = page.locator("#face-up button:enabled:not(.c-joker)").first
+    color = card.locator(".card-name").inner_text()
+    size = hand_size(page)
+    card.click()
+    wait_for_hand_size(page, size + 1)
+    expect(page.locator("#last-move")).to_have_text(f"{me} took a face-up card: {color}.")
+    page.locator("#deck-button").click()
+    wait_for_hand_size(page, size + 2)
+    # The deck's card stays unnamed: the others see this caption too.
+    whole = f"{me} drew a face-up {color} card and a card from the deck."
+    page.wait_for_function("(text) => window.captions.includes(text)", arg=whole)
+    # The feed keeps one line per card.
+    feed = page.locator("#feed li").all_inner_texts()
+    assert f"{me} took a face-up card: {color}." in feed
+    assert f"{me} took a card from the deck." in feed
+
+
+def test_on_a_phone_two_fingers_zoom_about_the_point_between_them(new_page):
+    page = new_page("uma", lang="en", width=375, height=812, touch=True)
+    open_game(page, keep=False)
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    middle = frame_point(page, 0.4, 0.45)
+    under = page.evaluate(MAP_POINT, list(middle))
+    scale = page.evaluate(MAP_SCALE)
+    cdp = page.context.new_cdp_session(page)
+
+    def fingers(kind: str, apart: float) -> None:
+        points = [
+            {"x": middle[0] - apart, "y": middle[1], "id": 1},
+            {"x": middle[0] + apart, "y": middle[1], "id": 2},
+        ]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    fingers("touchStart", 20)
+    for apart in range(25, 61, 5):
+        fingers("touchMove", apart)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+    assert page.evaluate(MAP_SCALE) > 2 * scale
+    assert near(page.evaluate(MAP_POINT, list(middle)), under, units=3)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    expect(page.locator("#pay-dialog")).to_be_hidden()

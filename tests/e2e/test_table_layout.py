@@ -308,3 +308,24 @@ def test_the_choice_of_cards_leaves_the_map_and_the_long_card_in_sight(new_page,
     assert phone.evaluate("() => document.documentElement.scrollWidth") <= 375
     assert phone.locator("#board .place.highlight").count() >= 2
     screenshot(phone, "choice-phone")
+
+
+def test_on_a_phone_the_last_move_caption_sits_below_the_map_not_on_it(new_page, screenshot):
+    page = new_page("Rita", lang="en", width=375, height=812)
+    open_game(page)
+    keep_all_cards(page)
+    my_move(page)
+    size = hand_size(page)
+    page.locator("#deck-button").click()
+    wait_for_hand_size(page, size + 1)
+    caption = page.locator("#last-move")
+    expect(caption).to_be_visible()
+    expect(caption).to_contain_text("took a card from the deck")
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    screenshot(page, "last-move-phone")
+    assert page.evaluate(OVERLAPS, ["#board-scroll", "#last-move"]) == []
+    board = page.locator("#board-scroll").bounding_box()
+    box = caption.bounding_box()
+    assert box["y"] >= board["y"] + board["height"]  # just below the map, as wide as it
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375

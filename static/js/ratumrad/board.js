@@ -1,5 +1,6 @@
 // The Basel board as SVG: the Rhine, the places, every road as its wheel spaces.
 import { format, h, svg } from "../game/dom.js";
+import { Viewport } from "./viewport.js";
 
 const MARGIN = 8; // map units around everything drawn
 const PLACE_RADIUS = 5.5;
@@ -24,6 +25,11 @@ const PLAYER_PATTERNS = {
 };
 const LABEL_DISTANCE = 9;
 const LABEL_HEIGHT = 13;
+const LABEL_FONT = 12.5; // map units: the place labels' font size in game.css
+// Place names keep this size on the screen at every zoom (CSS pixels); where they would
+// overlap, the busier place keeps its name until the map is zoomed in far enough.
+const LABEL_PIXELS = 12;
+export const MAX_ZOOM = 5;
 const DIRECTIONS = [0, 45, 90, 135, 180, 225, 270, 315].map((degrees) => {
   const radians = (degrees * Math.PI) / 180;
   return [Math.cos(radians), Math.sin(radians)];
@@ -110,6 +116,7 @@ export class BoardView {
     this.bounds = { left, top, width, height };
     this.root.setAttribute("viewBox", `${round(left)} ${round(top)} ${round(width)} ${round(height)}`);
     this.root.setAttribute("preserveAspectRatio", "xMidYMid meet");
+    this.labelScale = null;
 
     this.root.append(
       svg("rect", {
@@ -131,13 +138,79 @@ export class BoardView {
     this.orderRoads();
     this.drawPlaces();
     this.hovered = null;
-    this.root.addEventListener("pointermove", (event) => this.hover(this.roadAt(event)));
+    this.view = new Viewport(this.root, this.bounds, MAX_ZOOM, () => this.viewChanged());
+    this.root.addEventListener("pointermove", (event) => {
+      if (!this.view.dragging) this.hover(this.roadAt(event));
+      else this.hover(null);
+    });
     this.root.addEventListener("pointerleave", () => this.hover(null));
     this.root.addEventListener("click", (event) => {
       const roadId = this.roadAt(event);
       this.hover(roadId);
       if (roadId !== null && this.buildable.has(roadId)) this.onActivate(roadId);
     });
+    // A tap or click anywhere else closes the road's card (a touch leaves no hover to end).
+    document.addEventListener("pointerdown", (event) => {
+      if (this.root.contains(event.target) || this.tipRoad === null) return;
+      this.hover(null);
+      this.hideTip(this.tipRoad);
+    });
+    this.fitLabels(true);
+    new ResizeObserver(() => this.fitLabels()).observe(this.root);
+  }
+
+  viewChanged() {
+    this.root.dispatchEvent(new Event("zoomchange"));
+    this.fitLabels();
+    if (this.tipRoad !== null) this.hideTip(this.tipRoad);
+  }
+
+  // The place names at their size on the screen, those that would overlap a busier one's hidden.
+  fitLabels(force = false) {
+    if (!this.view || !this.labelNodes) return;
+    // A little larger on the screen as the map grows, never smaller than at fit.
+    const k = (LABEL_PIXELS * this.view.zoom ** 0.25) / (LABEL_FONT * this.view.scale());
+    if (!force && this.labelScale !== null && Math.abs(k - this.labelScale) < 0.005) return;
+    this.labelScale = k;
+    const shown = [];
+    const first = ({ group }) => {
+      if (group.classList.contains("highlight-strong")) return 0;
+      return group.classList.contains("highlight") ? 1 : 2;
+    };
+    const order = [...this.labelNodes].sort((a, b) => first(a) - first(b));
+    for (const node of order) {
+      const { place, label, rect } = node;
+      const box = {
+        x: place.x + (rect.x - place.x) * k,
+        y: place.y + (rect.y - place.y) * k,
+        w: rect.w * k,
+        h: rect.h * k,
+      };
+      // A name grown past the map's edge moves back inside it.
+      const { left, top, width, height } = this.bounds;
+      const dx = Math.max(0, left - box.x) - Math.max(0, box.x + box.w - (left + width));
+      const dy = Math.max(0, top - box.y) - Math.max(0, box.y + box.h - (top + height));
+      box.x += dx;
+      box.y += dy;
+      const free = shown.every((other) => overlap(box, other) < 2 * k * k);
+      if (free) shown.push(box);
+      label.classList.toggle("crowded", !free);
+      const scale = Math.round(k * 1000) / 1000;
+      label.setAttribute(
+        "transform",
+        `matrix(${scale} 0 0 ${scale} ${round(place.x * (1 - k) + dx)} ${round(place.y * (1 - k) + dy)})`,
+      );
+    }
+    if (this.rhineLabel) {
+      const { x, y, angle } = this.rhineLabel;
+      this.rhineLabel.node.setAttribute(
+        "transform",
+        `translate(${x} ${y}) scale(${round(k * 100) / 100}) rotate(${angle}) translate(${-x} ${-y})`,
+      );
+    }
+    for (const callout of this.calloutLayer.children) {
+      callout.setAttribute("transform", `${callout.dataset.at} scale(${round(k * 100) / 100})`);
+    }
   }
 
   // Tab walks the roads in reading order: by bands from the top of the map, each from the left.
@@ -223,18 +296,18 @@ export class BoardView {
     }
     if (best) {
       const angle = upright((Math.atan2(best.y2 - best.y1, best.x2 - best.x1) * 180) / Math.PI);
-      this.root.append(
-        svg("text", {
-          class: "rhine-label",
-          x: round(best.mx),
-          y: round(best.my),
-          transform: `rotate(${round(angle)} ${round(best.mx)} ${round(best.my)})`,
-          "text-anchor": "middle",
-          "dominant-baseline": "central",
-          "aria-hidden": "true",
-          text: this.T.rhine,
-        }),
-      );
+      const node = svg("text", {
+        class: "rhine-label",
+        x: round(best.mx),
+        y: round(best.my),
+        transform: `rotate(${round(angle)} ${round(best.mx)} ${round(best.my)})`,
+        "text-anchor": "middle",
+        "dominant-baseline": "central",
+        "aria-hidden": "true",
+        text: this.T.rhine,
+      });
+      this.root.append(node);
+      this.rhineLabel = { node, x: round(best.mx), y: round(best.my), angle: round(angle) };
     }
   }
 
@@ -316,7 +389,11 @@ export class BoardView {
         this.onActivate(road.id);
       }
     });
-    group.addEventListener("focus", () => this.showTip(road.id));
+    group.addEventListener("focus", () => {
+      // Tab may reach a road outside the part of the map in view: it comes into view.
+      if (!this.view.shows(center.x, center.y, 24)) this.view.centreOn(center.x, center.y);
+      this.showTip(road.id);
+    });
     group.addEventListener("blur", () => this.hideTip(road.id));
     this.roadLayer.append(group);
     this.roads.set(road.id, { road, group, wheels, center, segment, tip: null });
@@ -413,11 +490,19 @@ export class BoardView {
       this.placeLayer.append(group);
       this.placeNodes.set(place.id, { group, ring, label });
     }
+    // Busier places first: they keep their names where the map is crowded.
+    this.labelNodes = [...this.labels.keys()].map((id) => ({
+      place: this.places.get(id),
+      label: this.placeNodes.get(id).label,
+      group: this.placeNodes.get(id).group,
+      rect: this.labels.get(id).rect,
+    }));
   }
 
   // owners: Map road id -> player row; buildable: Set of road ids; players: how many sit at
-  // the table (R6.4 closes the other road of a double at 2 or 3).
-  update(owners, buildable, players) {
+  // the table (R6.4 closes the other road of a double at 2 or 3); why(road): the reason the
+  // viewer cannot build a free road now, or "".
+  update(owners, buildable, players, why = () => "") {
     this.buildable = buildable;
     const T = this.T;
     for (const entry of this.roads.values()) {
@@ -452,13 +537,15 @@ export class BoardView {
         if (closed) status = format(T.road_closed, values);
         else if (other) status = format(T.road_double_open, values);
         else status = "";
-        if (canBuild) status = [status, T.road_tip_build].filter(Boolean).join(" ");
+        const reason = canBuild ? T.road_tip_build : closed ? "" : why(road);
+        status = [status, reason].filter(Boolean).join(" ");
       }
       if (status && !owner) label = `${label}. ${status}`;
+      const kind = format(road.length === 1 ? T.road_tip_kind_one : T.road_tip_kind, values);
       entry.tip = {
         title: format(T.card, values),
-        cost: owner ? "" : format(road.color === "grey" ? T.road_tip_cost_any : T.road_tip_cost, values),
-        color: owner ? null : road.color,
+        kind: road.color === "grey" ? `${kind} ${T.road_tip_any_colour}` : kind,
+        color: road.color,
         points: road.points === 1 ? T.road_tip_point : format(T.card_points, values),
         status,
       };
@@ -480,32 +567,39 @@ export class BoardView {
     if (this.tipRoad !== null && this.tipRoad !== undefined) this.showTip(this.tipRoad);
   }
 
-  // The card under the pointer or focus: the road, what it costs, what it is worth, its state.
+  // The card under the pointer or focus: the road, its colour and length, what it is worth,
+  // and who built it or why it cannot be built now.
   showTip(roadId) {
     const entry = this.roads.get(roadId);
     const tip = this.tip;
     if (!entry || !entry.tip || !tip) return;
     this.tipRoad = roadId;
-    const { title, cost, color, points, status } = entry.tip;
-    tip.replaceChildren(
+    const { title, kind, color, points, status } = entry.tip;
+    const lines = [
       h("strong", { class: "road-tip-title", text: title }),
-      cost
-        ? h(
-            "span",
-            { class: "road-tip-cost" },
-            h("span", { class: `chip c-${color}`, "aria-hidden": "true", text: this.T.letters[color] || "" }),
-            ` ${cost}`,
-          )
-        : null,
+      h(
+        "span",
+        { class: "road-tip-kind" },
+        h("span", { class: `chip c-${color}`, "aria-hidden": "true", text: this.T.letters[color] || "" }),
+        ` ${kind}`,
+      ),
       h("span", { class: "road-tip-points", text: points }),
-      status ? h("span", { class: "road-tip-status", text: status }) : null,
-    );
+    ];
+    if (status) lines.push(h("span", { class: "road-tip-status", text: status }));
+    tip.replaceChildren(...lines);
     tip.hidden = false;
-    // Above the road's middle, kept inside the map's frame.
+    // Above the road's part in view, kept inside the map's frame.
     const frame = tip.offsetParent ? tip.offsetParent.getBoundingClientRect() : { left: 0, top: 0, width: 0 };
-    const box = entry.group.getBoundingClientRect();
+    const seen = this.root.getBoundingClientRect();
+    const road = entry.group.getBoundingClientRect();
+    const box = {
+      left: Math.max(road.left, seen.left),
+      right: Math.min(road.right, seen.right),
+      top: Math.max(road.top, seen.top),
+      bottom: Math.min(road.bottom, seen.bottom),
+    };
     const width = tip.offsetWidth;
-    let left = box.left + box.width / 2 - frame.left - width / 2;
+    let left = (box.left + box.right) / 2 - frame.left - width / 2;
     left = Math.max(4, Math.min(left, frame.width - width - 4));
     let top = box.top - frame.top - tip.offsetHeight - 6;
     if (top < 4) top = box.bottom - frame.top + 6;
@@ -528,10 +622,11 @@ export class BoardView {
     entry.group.classList.add("last-move");
     const { x, y } = entry.center;
     const width = Math.max(24, name.length * 6.5 + 10);
+    const at = `translate(${round(x)} ${round(y - 16 * this.labelScale)})`;
     this.calloutLayer.append(
       svg(
         "g",
-        { class: "callout", transform: `translate(${round(x)} ${round(y - 16)})` },
+        { class: "callout", "data-at": at, transform: `${at} scale(${round(this.labelScale * 100) / 100})` },
         svg("rect", { x: round(-width / 2), y: -8, width: round(width), height: 16, rx: 4 }),
         svg("text", { "text-anchor": "middle", "dominant-baseline": "central", text: name }),
       ),
@@ -572,6 +667,7 @@ export class BoardView {
         }),
       );
     }
+    this.fitLabels(true); // the places of the cards keep their names first
   }
 
   // paths: [{roads: [ids], color}] -> those roads outlined in the player's colour.

@@ -5,7 +5,7 @@
 // calls createTable once and render(state, view) on every change.
 import { format, h, openModal } from "../game/dom.js";
 import { inPlay, legalOf } from "../game/state.js";
-import { BoardView, LAST_MOVE_MS } from "./board.js";
+import { BoardView, LAST_MOVE_MS, MAX_ZOOM } from "./board.js";
 import {
   cardFace,
   chip,
@@ -18,7 +18,7 @@ import {
 } from "./panels.js";
 
 const CHOICE_TYPES = ["SHORT_DESTINATION_CARDS_SELECTED_IN_PREPARATION", "KEEP_DESTINATION_CARDS"];
-const ZOOMS = [1, 1.6, 2.4, 3.2];
+const ZOOMS = [1, 1.6, 2.5, 3.5, 5]; // the buttons' steps; a wheel or two fingers zoom freely
 
 const $ = (id) => document.getElementById(id);
 
@@ -29,6 +29,7 @@ export function createTable({ strings: T, userId, send, data }) {
   const placeName = (id) => (places.get(id) ? places.get(id).name : id);
 
   let state = null;
+  let firstDraw = null; // {player, event}: the first wheel card of the turn under way
   let busy = false; // a move is on its way: the buttons wait
   let choiceShownFor = null; // the pending cards the choice dialog last opened for by itself
   let payRoad = null;
@@ -44,6 +45,7 @@ export function createTable({ strings: T, userId, send, data }) {
 
   function render(next, view = {}) {
     state = next;
+    if (state.turn !== "second_card") firstDraw = null; // that turn is over
     busy = Boolean(view.busy);
     draw();
   }
@@ -118,8 +120,37 @@ export function createTable({ strings: T, userId, send, data }) {
     const players = new Map(state.players.map((player) => [player.id, player]));
     for (const built of state.roads || []) owners.set(built.road, players.get(built.owner) || { color: "grey", name: "" });
     const buildable = new Set(busy ? [] : legalOf(state, "BUILD_ROAD").map((move) => move.road));
-    board.update(owners, buildable, state.players.length);
+    board.update(owners, buildable, state.players.length, (road) => whyNot(road, owners));
     updateHighlights();
+  }
+
+  // Why the viewer cannot build a free road now (R6.1, R6.3), or "" when nothing says so.
+  function whyNot(road, owners) {
+    const you = state.you ? state.you.player_id : null;
+    if (you === null || busy) return "";
+    if (state.status === "FINISHED" || state.status === "ABORTED") return T.why_over;
+    if (!inPlay(state)) return T.why_not_started;
+    if (road.double_of !== null && road.double_of !== undefined) {
+      const twin = owners.get(road.double_of);
+      if (twin && twin.id === you) return T.why_own_double;
+    }
+    if (state.current_player !== you) {
+      const player = state.players.find((entry) => entry.id === state.current_player);
+      return format(T.why_their_turn, { name: player ? player.name : "" });
+    }
+    if (state.turn === "second_card") return T.why_second_card;
+    if (state.turn === "choose_destinations") return T.why_choose_destinations;
+    const me = state.players.find((entry) => entry.id === you);
+    const wheels = me ? (me.wheels ?? 0) : 0;
+    if (wheels < road.length) return format(T.why_wheels, { wheels, length: road.length });
+    const hand = state.you.hand || {};
+    const jokers = hand.joker || 0;
+    if (road.color === "grey") {
+      const best = Math.max(0, ...Object.entries(hand).filter(([c]) => c !== "joker").map(([, n]) => n));
+      return format(T.why_cards_any, { length: road.length, have: best, jokers });
+    }
+    const color = T.colors[road.color];
+    return format(T.why_cards, { length: road.length, color, have: hand[road.color] || 0, jokers });
   }
 
   function updateHighlights() {
@@ -400,13 +431,32 @@ export function createTable({ strings: T, userId, send, data }) {
 
   // ---------------------------------------------------------------- the last move
 
-  // Who did what, for a few seconds: a caption over the map, and the road ringed on it.
+  // Who did what, for a few seconds: a caption beside the map, and the road ringed on it. A
+  // turn of two wheel cards is one caption: both draws (a card from the deck stays unnamed:
+  // its event carries no colour).
   let captionTimer = null;
+
+  function drawn(event) {
+    return event.source === "face_up" ? format(T.drew_face_up, { color: T.colors[event.color] || "" }) : T.drew_deck;
+  }
+
+  function captionOf(event) {
+    if (event.kind !== "took_wheel") return event.text;
+    // The state before this event says whether it is the second card of a turn.
+    const second = state.turn === "second_card" && state.current_player === event.player;
+    const first = second && firstDraw && firstDraw.player === event.player ? firstDraw.event : null;
+    firstDraw = second ? null : { player: event.player, event };
+    if (!first) return event.text;
+    const player = state.players.find((entry) => entry.id === event.player);
+    const name = player ? player.name : "";
+    if (first.source === "deck" && event.source === "deck") return format(T.drew_two_deck, { name });
+    return format(T.drew_two, { name, first: drawn(first), second: drawn(event) });
+  }
 
   function onEvent(event) {
     if (!event.text || !("player" in event) || !state || !inPlay(state)) return;
     const caption = $("last-move");
-    caption.textContent = event.text;
+    caption.textContent = captionOf(event);
     caption.hidden = false;
     window.clearTimeout(captionTimer);
     captionTimer = window.setTimeout(() => {
@@ -420,24 +470,30 @@ export function createTable({ strings: T, userId, send, data }) {
 
   // ---------------------------------------------------------------- map size
 
-  let zoom = 0;
-
-  function setZoom(level) {
-    zoom = Math.max(0, Math.min(ZOOMS.length - 1, level));
-    $("board").style.width = `${ZOOMS[zoom] * 100}%`;
-    $("board-scroll").classList.toggle("zoomed", zoom > 0);
-    $("zoom-out").disabled = zoom === 0;
-    $("zoom-in").disabled = zoom === ZOOMS.length - 1;
+  // The buttons zoom about the middle of the view, step by step.
+  function showZoom() {
+    $("zoom-out").disabled = board.view.zoom <= 1;
+    $("zoom-in").disabled = board.view.zoom >= MAX_ZOOM;
   }
 
-  $("zoom-in").addEventListener("click", () => setZoom(zoom + 1));
-  $("zoom-out").addEventListener("click", () => setZoom(zoom - 1));
+  function step(direction) {
+    const now = board.view.zoom;
+    const next =
+      direction > 0
+        ? ZOOMS.find((level) => level > now * 1.01)
+        : [...ZOOMS].reverse().find((level) => level < now / 1.01);
+    board.view.zoomTo(next ?? (direction > 0 ? MAX_ZOOM : 1));
+  }
+
+  board.root.addEventListener("zoomchange", showZoom);
+  $("zoom-in").addEventListener("click", () => step(1));
+  $("zoom-out").addEventListener("click", () => step(-1));
   // The whole map at once, in view: every place without scrolling.
   $("zoom-fit").addEventListener("click", () => {
-    setZoom(0);
+    board.view.zoomTo(1);
     $("board-scroll").scrollIntoView({ block: "nearest" });
   });
-  setZoom(0);
+  showZoom();
 
   return {
     render,
