@@ -187,6 +187,10 @@ def rules_context() -> dict:
     return {}  # the rules pages are static
 
 
+def rematch_leaderboard(game: Game) -> str | None:
+    return None  # a finished game may be played again
+
+
 def hint_extra(view: dict, move: dict) -> dict:
     return {}  # Rat um Rad offers no hints
 
