@@ -77,7 +77,7 @@ export function renderRematch(state, T, userId) {
     actions.push(h("a", { class: "button", id: "rematch-go", href: gamePath(offer.game), text: S.go }));
   } else if (offer.declined.length) {
     texts.push(format(S.declined, { names: namesOf(state, offer.declined) }));
-    actions.push(h("a", { class: "button button-secondary", id: "rematch-lobby", href: "/", text: S.lobby }));
+    actions.push(h("a", { class: "button", id: "rematch-lobby", href: "/", text: S.lobby }));
   } else if (asked) {
     const others = offer.accepted.filter((id) => id !== userId);
     const waiting = offer.asked.filter((id) => !offer.accepted.includes(id));
