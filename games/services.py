@@ -792,8 +792,8 @@ def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object
         raise Conflict("this game counts one attempt: it is not played again", "no_rematch")
     if seat.left:
         raise Conflict("you have left this game", "left_game")
-    # Under the game's lock: one offer per game, and one new game however many press at once.
-    rematch, _ = Rematch.objects.get_or_create(game=game)
+    # Read under the game's lock: one new game, however many answer at the same moment.
+    rematch = Rematch.objects.filter(game=game).first() or Rematch(game=game, answers={})
     if rematch.new_game_id is not None and not accept:
         raise Conflict("the new game has begun already", "rematch_started")
     if rematch.declined and accept and rematch.new_game_id is None:

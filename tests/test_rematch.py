@@ -6,6 +6,7 @@ Over the services, the REST API and the game socket, with the errors of each."""
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 
 import pytest
@@ -236,6 +237,17 @@ def test_the_daily_challenge_is_not_played_again_its_end_screen_names_the_days_t
     response = answer(dana, old.pk)
     assert response.status_code == 409 and response.json()["code"] == "no_rematch"
     assert Game.objects.count() == 1
+
+
+def test_the_end_screen_of_the_page_has_the_offer_and_its_words_in_german(people, client):
+    alice, bob = people["alice"], people["bob"]
+    old = finished_game([alice, bob])
+    client.force_login(alice)
+    html = client.get(f"/games/{old.pk}/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert '<div class="rematch" id="rematch" aria-live="polite" hidden></div>' in html
+    for german in ("Nochmals spielen", "Nein, danke", "Möchte nochmals spielen: {names}"):
+        assert json.dumps(german)[1:-1] in html
+    assert '"offered": true' in html  # the page's first state carries the offer
 
 
 # ---------------------------------------------------------------------------- REST

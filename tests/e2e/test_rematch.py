@@ -162,9 +162,9 @@ def test_two_people_both_press_play_again_and_both_land_at_the_new_games_table(
 
 def test_a_decline_shows_in_the_other_end_screen_with_the_way_to_the_lobby(new_page, screenshot):
     alice, bob, _ = rat_um_rad_ended_by_vote(new_page)
-    bob_name = name_of(new_page, bob)
+    alice_name, bob_name = name_of(new_page, alice), name_of(new_page, bob)
     alice.locator("#rematch-accept").click()
-    expect(offer(bob).locator(".rematch-text")).to_have_count(1)
+    expect(offer(bob).locator(".rematch-text")).to_have_text([f"Wants to play again: {alice_name}"])
     bob.locator("#rematch-decline").click()
     declined = f"Declined: {bob_name}. No new game this time; you can start one from the lobby."
     for page in (alice, bob):

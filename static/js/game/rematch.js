@@ -56,6 +56,7 @@ export function renderRematch(state, T, userId) {
   if (!panel) return;
   if (!offer) {
     panel.hidden = true;
+    panel.dataset.key = "";
     return;
   }
   if (knownGame === undefined) knownGame = offer.game;
@@ -98,6 +99,11 @@ export function renderRematch(state, T, userId) {
   }
   if (problem) texts.push(problem);
 
+  // Drawn again only when it changed: a STATE of the finished game (someone's socket opened
+  // or closed) must not take the keyboard's focus off a button.
+  const key = JSON.stringify([texts, actions.map((node) => [node.id, node.disabled || false])]);
+  if (key === panel.dataset.key) return;
+  panel.dataset.key = key;
   panel.hidden = !texts.length && !actions.length;
   panel.replaceChildren(...texts.map((text) => h("p", { class: "rematch-text", text })));
   if (actions.length) panel.append(h("div", { class: "rematch-actions" }, actions));
