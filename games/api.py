@@ -28,6 +28,8 @@ from games.serializers import (
     HintSerializer,
     KindSerializer,
     MapSerializer,
+    RematchAnswerSerializer,
+    RematchSerializer,
 )
 
 
@@ -300,6 +302,50 @@ class GameHintView(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         return Response(queries.game_hint(game_id, request.user.pk))
+
+
+class GameRematchView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="game_rematch",
+        tags=["games"],
+        summary="Answer the offer to play a finished game again",
+        description=(
+            "The same seats, computer players and options. Each person asked answers; once"
+            " all accepted, the new game is dealt (a solo game's at once) and `game` names it."
+            " One decline ends the offer. Answering again as before changes nothing. Every"
+            " socket of the finished game gets its `STATE` with the offer (`rematch`)."
+        ),
+        request=RematchAnswerSerializer,
+        responses={
+            200: RematchSerializer,
+            400: BAD_BODY,
+            401: NOT_AUTHENTICATED,
+            403: error(
+                "not_seated: only a player of the game may answer; csrf_failed: a browser"
+                " session must send the X-CSRFToken header",
+                ("not_seated", "you have no seat in this game"),
+                ("csrf_failed", "CSRF Failed: CSRF token missing."),
+            ),
+            404: NOT_FOUND,
+            409: error(
+                "the game is not played again",
+                ("not_finished", "only a finished game can be played again"),
+                ("no_rematch", "this game counts one attempt: it is not played again"),
+                ("left_game", "you have left this game"),
+                (
+                    "rematch_declined",
+                    "someone declined to play again: start a new game from the lobby",
+                ),
+                ("rematch_started", "the new game has begun already"),
+            ),
+        },
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        fields = parse(RematchAnswerSerializer, request.data)
+        rematch = services.rematch_answer(game_id=game_id, user=request.user, **fields)
+        return Response(selectors.rematch_state(rematch.game))
 
 
 class BaselMapView(APIView):

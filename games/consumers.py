@@ -472,6 +472,7 @@ class GameConsumer(ProtocolConsumer):
         "REQUEST_HISTORY": "on_history",
         "TAKE_SEAT_BACK": "on_take_seat_back",
         "LEAVE_GAME": "on_leave_game",
+        "REMATCH": "on_rematch",
     }
 
     async def open(self) -> None:
@@ -590,6 +591,13 @@ class GameConsumer(ProtocolConsumer):
             game_id=self.game_id, user=self.user
         )
         await self.send_json({"type": "ACK", "ref": ref, "seq": game.seq})
+
+    async def on_rematch(self, message: dict, ref: str | None) -> None:
+        rematch = await database_sync_to_async(services.rematch_answer)(
+            game_id=self.game_id, user=self.user, accept=message.get("accept", True)
+        )
+        # Every socket of the game (this one too) gets its STATE with the offer as it stands.
+        await self.send_json({"type": "ACK", "ref": ref, "seq": rematch.game.seq})
 
     async def on_history(self, message: dict, ref: str | None) -> None:
         events, chat = await database_sync_to_async(self._history)()

@@ -1,5 +1,6 @@
 """The activity feed's sentences for the site's own events, the same in every kind of game:
-``joined``, ``left``, ``aborted``, ``autopilot_on`` and ``autopilot_off``.
+``joined``, ``left``, ``aborted``, ``autopilot_on``, ``autopilot_off``, and the answers to
+playing a finished game again, ``rematch`` and ``rematch_started``.
 
 Each kind's glue (``games.kinds.<kind>.describe``) writes the sentences of its engine's
 events and leaves the rest to :func:`describe` (``games.kinds.describe_with``). Events hold
@@ -61,11 +62,23 @@ def _left(event: dict, name: _Names) -> str:
     return gettext("%(name)s left the game.") % {"name": name(event["player"])}
 
 
+def _rematch(event: dict, name: _Names) -> str:
+    if event.get("accept"):
+        return gettext("%(name)s wants to play again.") % {"name": name(event["player"])}
+    return gettext("%(name)s does not want to play again.") % {"name": name(event["player"])}
+
+
+def _rematch_started(event: dict, name: _Names) -> str:
+    return gettext("Everyone accepted: the new game begins.")
+
+
 _WRITERS: dict[str, Callable[[dict, _Names], str]] = {
     "joined": _joined,
     "aborted": _aborted,
     "autopilot_on": _autopilot_on,
     "autopilot_off": _autopilot_off,
     "left": _left,
+    "rematch": _rematch,
+    "rematch_started": _rematch_started,
 }
 KINDS: tuple[str, ...] = tuple(_WRITERS)

@@ -192,6 +192,32 @@ class Event(models.Model):
         return f"{self.kind} at {self.seq} in {self.game_id}"
 
 
+class Rematch(models.Model):
+    """A finished game's offer of the same game again: the same seats, the same computer
+    players, the same options (``games.services.rematch_answer``).
+
+    Every person of the finished game answers; once all of them accepted, ``new_game`` is
+    dealt. One decline ends the offer. Written under the finished game's lock.
+    """
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="rematch"
+    )
+    # The user id (a string) of each person who answered: true accepted, false declined.
+    answers = JSONField(default=dict, blank=True)
+    new_game = models.OneToOneField(
+        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+    )
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"rematch of {self.game_id}"
+
+    @property
+    def declined(self) -> bool:
+        return False in self.answers.values()
+
+
 class ChatMessage(models.Model):
     """A chat line in a game, or in the lobby when ``game`` is empty."""
 

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
 from games import registry, rows
-from games.models import ChatMessage, Connection, Event, Game, Seat
+from games.models import ChatMessage, Connection, Event, Game, Rematch, Seat
 
 
 def game_summary(game: Game, seat_count: int | None = None) -> dict:
@@ -204,11 +204,43 @@ def finished_extras(game: Game) -> FinishedAdd | None:
     for all the views of one broadcast."""
     if game.status != Game.Status.FINISHED:
         return None
-    adds = [hook(game) for hook in FINISHED_VIEW_HOOKS]
+    adds = [_rematch_adder(game), *(hook(game) for hook in FINISHED_VIEW_HOOKS)]
 
     def add(view: dict, seated: int | None) -> None:
         for one in adds:
             one(view, seated)
+
+    return add
+
+
+def rematch_view(game: Game, rematch: Rematch | None, players: list[dict]) -> dict:
+    """A finished game's offer of the same game again (docs/protocol.md): who is asked (each
+    person still seated), who accepted or declined, the new game once dealt; or, for a game
+    that counts one attempt, the leaderboard to see instead."""
+    leaderboard = registry.get(game.kind).glue.rematch_leaderboard(game)
+    answers = rematch.answers if rematch is not None else {}
+    return {
+        "offered": leaderboard is None,
+        "leaderboard": leaderboard,
+        "asked": [row["id"] for row in players if not row.get("is_bot") and not row.get("left")],
+        "accepted": sorted(int(user) for user, answer in answers.items() if answer is True),
+        "declined": sorted(int(user) for user, answer in answers.items() if answer is False),
+        "game": rematch.new_game_id if rematch is not None else None,
+    }
+
+
+def rematch_state(game: Game) -> dict:
+    """:func:`rematch_view` of a finished game, read now."""
+    seats = game.seats.values("user_id", "is_bot", "left").order_by("joined", "id")
+    players = [{"id": seat["user_id"], **seat} for seat in seats]
+    return rematch_view(game, Rematch.objects.filter(game_id=game.pk).first(), players)
+
+
+def _rematch_adder(game: Game) -> FinishedAdd:
+    rematch = Rematch.objects.filter(game_id=game.pk).first()
+
+    def add(view: dict, seated: int | None) -> None:
+        view["rematch"] = rematch_view(game, rematch, view["players"])
 
     return add
 

@@ -231,6 +231,34 @@ class ResultSerializer(LogResultSerializer):
     )
 
 
+class RematchSerializer(serializers.Serializer):
+    offered = serializers.BooleanField(
+        help_text="the game may be played again (false: it counts one attempt, see `leaderboard`)"
+    )
+    leaderboard = serializers.CharField(
+        allow_null=True,
+        help_text="the page to see instead of a new game (Road to 300's daily challenge: the"
+        " day's table); null when `offered`",
+    )
+    asked = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="the people asked: every seated person but those who left",
+    )
+    accepted = serializers.ListField(child=serializers.IntegerField())
+    declined = serializers.ListField(
+        child=serializers.IntegerField(), help_text="one decline ends the offer"
+    )
+    game = serializers.IntegerField(
+        allow_null=True, help_text="the new game, once every person asked accepted"
+    )
+
+
+class RematchAnswerSerializer(serializers.Serializer):
+    accept = serializers.BooleanField(
+        default=True, help_text="true: play again (the default); false: decline"
+    )
+
+
 class GameViewSerializer(serializers.Serializer):
     game_id = serializers.IntegerField()
     kind = serializers.CharField(help_text="the kind of game; the fields below are Rat um Rad's")
@@ -272,6 +300,7 @@ class GameViewSerializer(serializers.Serializer):
     # Once finished:
     end_reason = serializers.CharField(required=False)
     results = ResultSerializer(many=True, required=False)
+    rematch = RematchSerializer(required=False, help_text="the offer to play the game again")
 
 
 class LoggedMoveSerializer(serializers.Serializer):

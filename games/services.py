@@ -10,7 +10,7 @@ public view (``games.broadcast``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -23,7 +23,7 @@ from django.utils.translation import gettext
 from games import broadcast, registry, rows, selectors, turns
 from games.contract import EngineError
 from games.limits import RateLimit
-from games.models import ChatMessage, Event, Game, Move, Seat
+from games.models import ChatMessage, Event, Game, Move, Rematch, Seat
 from games.signals import bots_may_move, game_finished
 
 CHAT_MAX_LENGTH = 500
@@ -263,7 +263,7 @@ def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
         turn_seconds=new.turn_seconds,
     )
     Seat.objects.create(game=game, user=user)
-    for bot_user in _bot_users(new.bots, exclude=user.pk):
+    for bot_user in _bot_users(new.bots, exclude={user.pk}):
         Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=new.kind.default_bot)
     if new.kind.solo:
         do_game_start(game=game, seats=list(game.seats.all()))
@@ -338,7 +338,7 @@ def _game_name(name: object) -> str:
     return name
 
 
-def _bot_users(count: int, exclude: int) -> list[AbstractBaseUser]:
+def _bot_users(count: int, exclude: Collection[int]) -> list[AbstractBaseUser]:
     """``count`` users of the fixed pool of computer players, created on first use.
 
     A pool name some person registered first (a guest, an account with a password) is
@@ -352,7 +352,7 @@ def _bot_users(count: int, exclude: int) -> list[AbstractBaseUser]:
         if created:
             user.set_unusable_password()
             user.save(update_fields=["password"])
-        elif user.has_usable_password() or hasattr(user, "guest") or user.pk == exclude:
+        elif user.has_usable_password() or hasattr(user, "guest") or user.pk in exclude:
             continue
         found.append(user)
     if len(found) < count:
@@ -785,6 +785,109 @@ def _store(game: Game, state, seats: list[Seat], events: list[dict]) -> None:
         ],
     )
     kind_of(game).glue.project(game, state, seats, events, before)
+
+
+# ---------------------------------------------------------------------------- rematch
+
+
+@dataclass(frozen=True)
+class RematchCheck:
+    """An answer to a finished game's offer of the same game again, checked; the game locked."""
+
+    game: Game
+    seats: list[Seat]  # in the order of the deal
+    rematch: Rematch
+    user_id: int
+    accept: bool
+
+
+def rematch_people(seats: Iterable[Seat]) -> list[Seat]:
+    """The seats whose person is asked to play again: not the computer players, nor whoever
+    left the game (a computer player takes their seat in the new game)."""
+    return [seat for seat in seats if not seat.is_bot and not seat.left]
+
+
+def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object) -> RematchCheck:
+    """The locked finished game that ``user`` has a seat in, and may be played again."""
+    if not isinstance(accept, bool):
+        raise ServiceError("'accept' must be true or false", "bad_field")
+    game = _locked(game_id)
+    seats = list(game.seats.order_by("joined", "id"))
+    seat = _seat_of(seats, user)
+    if game.status != Game.Status.FINISHED:
+        raise Conflict("only a finished game can be played again", "not_finished")
+    if kind_of(game).glue.rematch_leaderboard(game):
+        raise Conflict("this game counts one attempt: it is not played again", "no_rematch")
+    if seat.left:
+        raise Conflict("you have left this game", "left_game")
+    # Read under the game's lock: one new game, however many answer at the same moment.
+    rematch = Rematch.objects.filter(game=game).first() or Rematch(game=game, answers={})
+    if rematch.new_game_id is not None and not accept:
+        raise Conflict("the new game has begun already", "rematch_started")
+    if rematch.declined and accept and rematch.new_game_id is None:
+        raise Conflict(
+            "someone declined to play again: start a new game from the lobby", "rematch_declined"
+        )
+    return RematchCheck(game, seats, rematch, user.pk, accept)
+
+
+def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
+    """Record the answer; the last person's acceptance deals the new game. Every socket of
+    the finished game is sent its view again, with the offer (``rematch``) as it now stands."""
+    game, rematch, key = checked.game, checked.rematch, str(checked.user_id)
+    if rematch.new_game_id is not None or rematch.answers.get(key) is checked.accept:
+        return rematch  # answered before (a second press, a retry): nothing changes
+    rematch.answers[key] = checked.accept
+    events = [{"kind": "rematch", "player": checked.user_id, "accept": checked.accept}]
+    people = rematch_people(checked.seats)
+    if all(rematch.answers.get(str(seat.user_id)) is True for seat in people):
+        rematch.new_game = _deal_again(game, checked.seats, people)
+        events.append({"kind": "rematch_started", "player": None, "game": rematch.new_game_id})
+    rematch.save()
+    Event.objects.bulk_create(
+        Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
+    )
+    _after_commit(lambda: broadcast.game_changed(game, None, events))
+    return rematch
+
+
+def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
+    """The same game again: its name, options, timer and privacy, its people and computer
+    players in the same seats (a computer player in the seat of whoever left), dealt."""
+    game_kind = kind_of(game)
+    creator = game.creator_id
+    if creator not in {seat.user_id for seat in people}:
+        creator = people[0].user_id
+    new = Game.objects.create(
+        name=game.name,
+        kind=game.kind,
+        options=game.options,
+        max_players=game.max_players,
+        creator_id=creator,
+        seed=game_kind.glue.new_seed(game.options),
+        private=game.private,
+        turn_seconds=game.turn_seconds,
+    )
+    gone = [seat for seat in seats if seat.left and not seat.is_bot]
+    stand_ins = iter(_bot_users(len(gone), exclude={seat.user_id for seat in seats}))
+    new_seats = []
+    for seat in seats:
+        user_id, is_bot, bot = seat.user_id, seat.is_bot, seat.bot
+        if seat in gone:
+            user_id, is_bot, bot = next(stand_ins).pk, True, game_kind.default_bot
+        new_seats.append(Seat.objects.create(game=new, user_id=user_id, is_bot=is_bot, bot=bot))
+    do_game_start(game=new, seats=new_seats)
+    return new
+
+
+def rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object = True) -> Rematch:
+    """``user``'s answer to playing a finished game again: the same seats, computer players
+    and options. Once every person of it accepted, the new game is dealt (a solo game's at
+    once); one decline ends the offer. A kind whose game counts one attempt (Road to 300's
+    daily challenge) is not played again (``no_rematch``)."""
+    with transaction.atomic():
+        checked = check_rematch_answer(game_id=game_id, user=user, accept=accept)
+        return do_rematch_answer(checked=checked)
 
 
 # ---------------------------------------------------------------------------- chat

@@ -12,6 +12,7 @@ urlpatterns = [
     path("games/<int:game_id>/leave/", api.GameLeaveView.as_view(), name="game-leave"),
     path("games/<int:game_id>/log/", api.GameLogView.as_view(), name="game-log"),
     path("games/<int:game_id>/hint/", api.GameHintView.as_view(), name="game-hint"),
+    path("games/<int:game_id>/rematch/", api.GameRematchView.as_view(), name="game-rematch"),
     path("kinds/", api.KindListView.as_view(), name="kind-list"),
     path("maps/basel/", api.BaselMapView.as_view(), name="map-basel"),
 ]

@@ -221,6 +221,37 @@ def ui_strings() -> dict:
         "turn_title": _("▶ Your turn · {title}"),
         "achievement_earned": _("earned"),
         "achievement_new": pgettext("an achievement earned in this game", "new"),
+        "rematch": rematch_strings(),
+    }
+
+
+def rematch_strings() -> dict:
+    """The end screen's offer to play again (static/js/game/rematch.js)."""
+    return {
+        "question": _("Play again with the same players?"),
+        "question_solo": _("Another game with the same options?"),
+        "play_again": _("Play again"),
+        "decline": _("No, thanks"),
+        "wants": _("Wants to play again: {names}"),
+        "you_accepted": _("You are in: the new game starts once everyone has accepted."),
+        "waiting": _("Waiting for: {names}"),
+        "declined": _(
+            "Declined: {names}. No new game this time; you can start one from the lobby."
+        ),
+        "lobby": _("To the lobby"),
+        "started": _("The new game has begun."),
+        "go": _("Go to the new game"),
+        "one_attempt": _("The daily challenge counts one attempt: see how you did today."),
+        "leaderboard": _("See the day's leaderboard"),
+        "errors": {
+            "not_finished": _("The game is not over yet."),
+            "no_rematch": _("This game counts one attempt: it is not played again."),
+            "left_game": _("You have left this game."),
+            "not_seated": _("You have no seat in this game: you are watching."),
+            "rematch_declined": _("Someone declined: start a new game from the lobby."),
+            "rematch_started": _("The new game has begun already."),
+            "offline": _("The server could not be reached. Please try again."),
+        },
     }
 
 

@@ -72,10 +72,14 @@ def world(db, settings, django_capture_on_commit_callbacks):
     over.refresh_from_db()
     assert over.status == Game.Status.FINISHED
     solo = services.game_create(user=guest, name="Solo", kind="road300")  # gives hints
+    again = services.game_create(user=guest, name="Nochmal", max_players=2, bots=1)
+    services.game_start(game_id=again.pk, user=guest)
+    with django_capture_on_commit_callbacks(execute=True):  # finished: the guest may play again
+        services.move_apply(game_id=again.pk, user=guest, move={"type": "VOTE_END", "end": True})
     world = {
         "token": guest.auth_token.key,
         "ids": {
-            "game_id": [joinable.pk, startable.pk, dealt.pk, over.pk, solo.pk],
+            "game_id": [joinable.pk, startable.pk, dealt.pk, over.pk, solo.pk, again.pk],
             "user_id": [*over.seats.values_list("user_id", flat=True), guest.pk],
         },
         "cases": itertools.count(),

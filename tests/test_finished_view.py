@@ -87,7 +87,8 @@ def test_the_end_broadcast_reads_the_rankings_once_for_all_its_views(people, sen
     with CaptureQueriesContext(connection) as queries:
         broadcast.game_changed(game, None, [], seats)
     assert len(end_views(sent, game)) == 4
-    assert len(queries.captured_queries) == 2  # the rating changes, the achievements
+    # The offer to play again, the rating changes, the achievements.
+    assert len(queries.captured_queries) == 3
 
 
 def test_a_game_not_rated_has_no_rating_change_in_its_rows(people, monkeypatch):

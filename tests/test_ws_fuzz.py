@@ -49,11 +49,12 @@ SOCKET_CODES = frozenset(
         *("not_found", "not_seated", "not_started", "game_over", "stale", "not_your_turn"),
         *("illegal_move", "rate_limited", "left_game", "full", "started", "already_seated"),
         *("unavailable", "server_error", "sealed", "too_many_sockets", "too_many_waiting"),
+        *("not_finished", "no_rematch", "rematch_declined", "rematch_started"),
     }
 )
 GAME_TYPES = (
     *engine.MOVE_TYPES,
-    *("SYNC", "CHAT", "REQUEST_HISTORY", "TAKE_SEAT_BACK", "LEAVE_GAME", "PING"),
+    *("SYNC", "CHAT", "REQUEST_HISTORY", "TAKE_SEAT_BACK", "LEAVE_GAME", "PING", "REMATCH"),
 )
 LOBBY_TYPES = (
     *("REQUEST_GAMES", "REQUEST_ALL_CONNECTED_PLAYERS", "WANT_TO_JOIN_GAME", "CHAT"),

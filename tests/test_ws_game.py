@@ -222,6 +222,9 @@ SAMPLE_EVENTS = [
     {"kind": "autopilot_off", "player": 1},
     {"kind": "left", "player": 1, "replaced": True},
     {"kind": "left", "player": 2, "replaced": False},
+    {"kind": "rematch", "player": 1, "accept": True},
+    {"kind": "rematch", "player": 2, "accept": False},
+    {"kind": "rematch_started", "player": None, "game": 7},
 ]
 
 

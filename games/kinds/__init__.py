@@ -40,6 +40,10 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
     Whether the game is shown to its own players only and its log keeps the seed back
     (Road to 300: a daily game while its day runs, T5.2: its seed tells every die of the
     day). ``never_sealed`` for the other kinds.
+``rematch_leaderboard(game) -> str | None``
+    The address a finished game's end screen links instead of offering the same game again
+    (Road to 300's daily challenge counts one attempt: the day's table), or None: its players
+    may play it again (``games.services.rematch_answer``).
 ``TABLE_TEMPLATE``, ``TABLE_SCRIPT`` and ``page_context(game) -> dict``
     The kind's part of the game page: the template the page's shell includes, the ES module
     (a static path) that draws the table, and what else the template needs.

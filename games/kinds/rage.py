@@ -136,6 +136,10 @@ def rules_context() -> dict:
     return {}
 
 
+def rematch_leaderboard(game: Game) -> str | None:
+    return None  # a finished game may be played again
+
+
 def hint_extra(view: dict, move: dict) -> dict:
     return {}  # RAGE offers no hints: the others at the table play without
 

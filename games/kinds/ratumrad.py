@@ -192,6 +192,10 @@ def rules_context() -> dict:
     return {"card_legend": [(color, letters[color], names[color]) for color in CARD_COLORS]}
 
 
+def rematch_leaderboard(game: Game) -> str | None:
+    return None  # a finished game may be played again
+
+
 def hint_extra(view: dict, move: dict) -> dict:
     return {}  # Rat um Rad offers no hints
 

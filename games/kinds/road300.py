@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.core.cache import cache
+from django.urls import reverse
 from django.utils.translation import gettext, ngettext
 
 from games import rows
@@ -172,6 +173,14 @@ def forced_bot_move(state, people, computer):
 def hint_extra(view: dict, move: dict) -> dict:
     """The path the hint's move takes (T3.1), as the view lists it."""
     return {"path": view["paths"][view["legal"].index(move)]}
+
+
+def rematch_leaderboard(game: Game) -> str | None:
+    """The daily challenge counts one attempt (T5.2): its end screen links the day's table
+    instead of a new game."""
+    if not game.options.get("daily"):
+        return None
+    return f"{reverse('road300-daily')}?day={game.options.get('day', '')}#daily-table"
 
 
 def rules_context() -> dict:

@@ -3,6 +3,7 @@
 // game, right after the total). The kind's table adds its own
 // columns through resultColumns(row) (see static/js/shell.js) and draws any extras below.
 import { format, h } from "./dom.js";
+import { renderRematch } from "./rematch.js";
 
 // A column of the kind's: {heading, text, class, node} -> one cell of a row.
 function cell(column) {
@@ -72,6 +73,7 @@ export function renderResults(parts, state, T, userId, extraColumns) {
     }),
   );
   parts.table.replaceChildren(head, body);
+  renderRematch(state, T, userId); // "Play again", below the score sheet
 }
 
 function ratingCell(change, T) {

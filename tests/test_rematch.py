@@ -1,0 +1,417 @@
+"""Playing a finished game again: every person of a table game accepts and one new game is
+dealt with the same seats, computer players and options; a decline ends the offer; a solo game
+starts again at once; the daily challenge counts one attempt and points at its leaderboard.
+Over the services, the REST API and the game socket, with the errors of each."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+
+import pytest
+from channels.db import database_sync_to_async
+from django.db import connection, connections
+from django.utils import translation
+from rest_framework.test import APIClient
+
+from games import feed, selectors, services
+from games.models import Event, Game, Rematch, Seat
+from tests.ws_helpers import Socket, close_all, isolated_sockets  # noqa: F401 (autouse)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def finished_game(people, *, kind="ratumrad", bots=0, options=None, private=False) -> Game:
+    """A game of ``people`` (the first created it) and ``bots`` computer players, dealt and
+    then ended at once (scored as usual)."""
+    count = len(people) + bots
+    game = services.game_create(
+        user=people[0],
+        name="Rheinknie",
+        kind=kind,
+        max_players=count,
+        bots=bots,
+        options=options,
+        private=private,
+        turn_seconds=120,
+    )
+    if not registry_solo(game):
+        for person in people[1:]:
+            services.game_join(game_id=game.pk, user=person)
+        services.game_start(game_id=game.pk, user=people[0])
+    return services.game_end_now(game_id=game.pk)
+
+
+def registry_solo(game: Game) -> bool:
+    return services.kind_of(game).solo
+
+
+def seats_of(game: Game) -> list[tuple[int, bool, str]]:
+    return [(seat.user_id, seat.is_bot, seat.bot) for seat in game.seats.order_by("joined", "id")]
+
+
+def new_games() -> list[Game]:
+    return list(Game.objects.filter(rematch_of__isnull=False))
+
+
+def api_of(user) -> APIClient:
+    api = APIClient()
+    api.force_authenticate(user)
+    return api
+
+
+def answer(user, game_id, accept=True):
+    return api_of(user).post(f"/api/games/{game_id}/rematch/", {"accept": accept}, format="json")
+
+
+# ---------------------------------------------------------------------------- table games
+
+
+def test_when_everyone_accepts_one_new_game_is_dealt_with_the_same_seats_bots_and_options(
+    people,
+):
+    alice, bob = people["alice"], people["bob"]
+    options = {"bids": "secret", "plus_minus_one": False, "durchmarsch": True}
+    old = finished_game([alice, bob], kind="rage", bots=1, options=options, private=True)
+
+    first = services.rematch_answer(game_id=old.pk, user=alice)
+    assert first.new_game is None and first.answers == {str(alice.pk): True}
+    assert Game.objects.count() == 1  # bob has not answered yet
+
+    rematch = services.rematch_answer(game_id=old.pk, user=bob)
+    new = Game.objects.get(pk=rematch.new_game_id)
+    assert [game.pk for game in new_games()] == [new.pk]
+    assert (new.kind, new.options, new.name) == ("rage", old.options, "Rheinknie")
+    assert (new.private, new.turn_seconds, new.max_players) == (True, 120, 3)
+    assert new.creator_id == alice.pk and new.seed != old.seed
+    assert seats_of(new) == seats_of(old)  # alice, bob and the same computer player
+    assert [seat[1:] for seat in seats_of(new) if seat[1]] == [(True, "heuristic")]
+    assert new.is_playing and new.state is not None  # dealt
+    assert [event.kind for event in Event.objects.filter(game=old, kind__startswith="rematch")] == [
+        "rematch",
+        "rematch",
+        "rematch_started",
+    ]
+
+
+def test_the_finished_view_shows_the_offer_to_every_seat_and_asks_only_the_people(people):
+    alice, bob = people["alice"], people["bob"]
+    old = finished_game([alice, bob], bots=1)
+    view = selectors.game_view(old, bob.pk)
+    bot = next(row["id"] for row in view["players"] if row["is_bot"])
+    assert view["rematch"] == {
+        "offered": True,
+        "leaderboard": None,
+        "asked": [row["id"] for row in view["players"] if row["id"] != bot],
+        "accepted": [],
+        "declined": [],
+        "game": None,
+    }
+    services.rematch_answer(game_id=old.pk, user=alice)
+    for viewer in (alice.pk, bob.pk, None):  # spectators see the offer as it stands too
+        assert selectors.game_view(old, viewer)["rematch"]["accepted"] == [alice.pk]
+
+
+def test_a_game_being_played_has_no_offer_in_its_view(people):
+    alice, bob = people["alice"], people["bob"]
+    game = services.game_create(user=alice, name="g", max_players=2)
+    services.game_join(game_id=game.pk, user=bob)
+    services.game_start(game_id=game.pk, user=alice)
+    assert "rematch" not in selectors.game_view(Game.objects.get(pk=game.pk), alice.pk)
+
+
+def test_a_decline_ends_the_offer_and_a_later_acceptance_is_refused(people):
+    alice, bob, charlie = people["alice"], people["bob"], people["charlie"]
+    old = finished_game([alice, bob, charlie])
+    services.rematch_answer(game_id=old.pk, user=alice)
+    services.rematch_answer(game_id=old.pk, user=bob, accept=False)
+    with pytest.raises(services.Conflict) as refused:
+        services.rematch_answer(game_id=old.pk, user=charlie)
+    assert refused.value.code == "rematch_declined"
+    view = selectors.game_view(old, alice.pk)["rematch"]
+    assert (view["accepted"], view["declined"], view["game"]) == ([alice.pk], [bob.pk], None)
+    assert new_games() == []
+
+
+def test_answering_twice_changes_nothing_and_the_new_game_stays_the_only_one(people):
+    alice, bob = people["alice"], people["bob"]
+    old = finished_game([alice, bob])
+    services.rematch_answer(game_id=old.pk, user=alice)
+    services.rematch_answer(game_id=old.pk, user=alice)  # a second press
+    assert Event.objects.filter(game=old, kind="rematch").count() == 1
+    new = services.rematch_answer(game_id=old.pk, user=bob).new_game_id
+    assert services.rematch_answer(game_id=old.pk, user=bob).new_game_id == new
+    assert services.rematch_answer(game_id=old.pk, user=alice).new_game_id == new
+    assert [game.pk for game in new_games()] == [new]
+    with pytest.raises(services.Conflict) as refused:
+        services.rematch_answer(game_id=old.pk, user=alice, accept=False)
+    assert refused.value.code == "rematch_started"
+
+
+def test_a_person_who_left_is_not_asked_and_a_computer_player_takes_their_seat(people):
+    alice, bob, charlie = people["alice"], people["bob"], people["charlie"]
+    game = services.game_create(user=alice, name="g", max_players=3)
+    for person in (bob, charlie):
+        services.game_join(game_id=game.pk, user=person)
+    services.game_start(game_id=game.pk, user=alice)
+    services.game_leave(game_id=game.pk, user=charlie)
+    old = services.game_end_now(game_id=game.pk)
+    assert sorted(selectors.game_view(old, alice.pk)["rematch"]["asked"]) == [alice.pk, bob.pk]
+
+    with pytest.raises(services.Conflict) as refused:
+        services.rematch_answer(game_id=old.pk, user=charlie)
+    assert refused.value.code == "left_game"
+    services.rematch_answer(game_id=old.pk, user=alice)
+    new = Game.objects.get(pk=services.rematch_answer(game_id=old.pk, user=bob).new_game_id)
+    seats = seats_of(new)
+    assert seats[:2] == [(alice.pk, False, ""), (bob.pk, False, "")]
+    stand_in = Seat.objects.get(game=new, user_id=seats[2][0])
+    assert stand_in.is_bot and stand_in.bot == "heuristic" and stand_in.user_id != charlie.pk
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks are PostgreSQL's")
+@pytest.mark.parametrize("presses", [("alice", "bob"), ("bob", "bob")])
+def test_two_presses_at_the_same_moment_deal_one_new_game(people, monkeypatch, presses):
+    # Charlie accepted before; ("bob", "bob"): alice too, and bob presses in two tabs at once.
+    trio = [people["alice"], people["bob"], people["charlie"]]
+    old = finished_game(trio)
+    services.rematch_answer(game_id=old.pk, user=people["charlie"])
+    if presses == ("bob", "bob"):
+        services.rematch_answer(game_id=old.pk, user=people["alice"])
+    check = services.check_rematch_answer
+    read = threading.Barrier(2, timeout=1)
+
+    def check_then_wait(**args):
+        checked = check(**args)
+        with contextlib.suppress(threading.BrokenBarrierError):
+            read.wait()  # both read at once unless the game's lock keeps the other out
+        return checked
+
+    monkeypatch.setattr(services, "check_rematch_answer", check_then_wait)
+    errors: list[BaseException] = []
+
+    def press(name: str) -> None:
+        try:
+            services.rematch_answer(game_id=old.pk, user=people[name])
+        except BaseException as error:  # reported by the test
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=press, args=(name,)) for name in presses]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
+    assert Game.objects.count() == 2  # the finished game and one new game
+    assert len(new_games()) == 1
+    assert Rematch.objects.get(game=old).answers == {str(person.pk): True for person in trio}
+
+
+# ---------------------------------------------------------------------------- solo games
+
+
+def test_a_solo_game_starts_again_at_once_with_the_same_options(people):
+    rosa = people["alice"]
+    old = finished_game([rosa], kind="road300", options={})
+    assert selectors.game_view(old, rosa.pk)["rematch"]["offered"] is True
+    new = Game.objects.get(pk=services.rematch_answer(game_id=old.pk, user=rosa).new_game_id)
+    assert (new.kind, new.options, new.status) == ("road300", old.options, Game.Status.RUNNING)
+    assert seats_of(new) == [(rosa.pk, False, "")]
+
+
+def test_the_daily_challenge_is_not_played_again_its_end_screen_names_the_days_table(people):
+    dana = people["alice"]
+    old = finished_game([dana], kind="road300", options={"daily": True})
+    day = old.options["day"]
+    assert selectors.game_view(old, dana.pk)["rematch"] == {
+        "offered": False,
+        "leaderboard": f"/road300/daily/?day={day}#daily-table",
+        "asked": [dana.pk],
+        "accepted": [],
+        "declined": [],
+        "game": None,
+    }
+    response = answer(dana, old.pk)
+    assert response.status_code == 409 and response.json()["code"] == "no_rematch"
+    assert Game.objects.count() == 1
+
+
+def test_the_end_screen_of_the_page_has_the_offer_and_its_words_in_german(people, client):
+    alice, bob = people["alice"], people["bob"]
+    old = finished_game([alice, bob])
+    client.force_login(alice)
+    html = client.get(f"/games/{old.pk}/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert '<div class="rematch" id="rematch" aria-live="polite" hidden></div>' in html
+    for german in ("Nochmals spielen", "Nein, danke", "Möchte nochmals spielen: {names}"):
+        assert json.dumps(german)[1:-1] in html
+    assert '"offered": true' in html  # the page's first state carries the offer
+
+
+# ---------------------------------------------------------------------------- REST
+
+
+def test_the_rest_answer_returns_the_offer_and_the_new_game_once_everyone_accepted(people):
+    alice, bob = people["alice"], people["bob"]
+    old = finished_game([alice, bob])
+    response = answer(alice, old.pk)
+    assert response.status_code == 200
+    assert response.json() == {
+        "offered": True,
+        "leaderboard": None,
+        "asked": [alice.pk, bob.pk],
+        "accepted": [alice.pk],
+        "declined": [],
+        "game": None,
+    }
+    response = api_of(bob).post(f"/api/games/{old.pk}/rematch/")  # accept is the default
+    assert response.status_code == 200
+    assert response.json()["game"] == new_games()[0].pk
+
+
+@pytest.mark.parametrize(
+    ("who", "path", "body", "status", "code"),
+    [
+        ("charlie", "finished", {}, 403, "not_seated"),
+        ("alice", "/api/games/987654/rematch/", {}, 404, "not_found"),
+        ("alice", "/api/games/99999999999999999999/rematch/", {}, 404, "not_found"),
+        ("alice", "running", {}, 409, "not_finished"),
+        ("alice", "finished", {"accept": "perhaps"}, 400, "bad_field"),
+    ],
+)
+def test_the_rest_answer_refuses_with_a_clear_error(people, who, path, body, status, code):
+    alice, bob = people["alice"], people["bob"]
+    old = finished_game([alice, bob])
+    running = services.game_create(user=alice, name="g", max_players=2)
+    services.game_join(game_id=running.pk, user=bob)
+    services.game_start(game_id=running.pk, user=alice)
+    game_id = {"finished": old.pk, "running": running.pk}.get(path)
+    url = f"/api/games/{game_id}/rematch/" if game_id else path
+    response = api_of(people[who]).post(url, body, format="json")
+    assert response.status_code == status
+    assert response.json()["code"] == code and response.json()["message"]
+    assert not Rematch.objects.exists() and new_games() == []
+
+
+def test_the_rest_answer_needs_a_login(people):
+    old = finished_game([people["alice"], people["bob"]])
+    response = APIClient().post(f"/api/games/{old.pk}/rematch/", {}, format="json")
+    assert response.status_code == 401 and response.json()["code"] == "not_authenticated"
+
+
+# ---------------------------------------------------------------------------- the socket
+
+
+@database_sync_to_async
+def finished_async(people, **options) -> int:
+    return finished_game(people, **options).pk
+
+
+@database_sync_to_async
+def rest_answer(user, game_id, accept=True):
+    return answer(user, game_id, accept)
+
+
+async def next_rematch(socket: Socket) -> dict:
+    """Read on to the next STATE; its offer."""
+    return (await socket.until("STATE"))[-1]["state"]["rematch"]
+
+
+async def test_each_persons_socket_sees_the_offer_live_and_is_told_the_new_game(people):
+    alice, bob = people["alice"], people["bob"]
+    game_id = await finished_async([alice, bob])
+    alices = await Socket.game(game_id, alice, language="en")
+    bobs = await Socket.game(game_id, bob, language="de")
+    await alices.drain()
+
+    await alices.send({"type": "REMATCH", "accept": True, "ref": "r1"})
+    seen = await alices.until("ACK", ref="r1")
+    assert seen[-1]["seq"] == (await database_sync_to_async(Game.objects.get)(pk=game_id)).seq
+    offer = await next_rematch(bobs)  # bob sees alice's acceptance at once
+    assert (offer["accepted"], offer["game"]) == ([alice.pk], None)
+    events = [message for message in bobs.received if message["type"] == "EVENT"]
+    assert events[-1]["event"]["text"] == "alice möchte nochmals spielen."
+
+    await bobs.send({"type": "REMATCH", "ref": "r2"})  # accept is the default
+    for socket in (alices, bobs):
+        offer = await next_rematch(socket)
+        while offer["game"] is None:
+            offer = await next_rematch(socket)
+        assert offer["accepted"] == [alice.pk, bob.pk]
+    new = await database_sync_to_async(lambda: [game.pk for game in new_games()])()
+    assert [offer["game"]] == new
+    await close_all(alices, bobs)
+
+
+async def test_a_decline_reaches_the_others_sockets(people):
+    alice, bob = people["alice"], people["bob"]
+    game_id = await finished_async([alice, bob])
+    alices = await Socket.game(game_id, alice)
+    response = await rest_answer(bob, game_id, accept=False)
+    assert response.status_code == 200 and response.json()["declined"] == [bob.pk]
+    offer = await next_rematch(alices)
+    assert (offer["declined"], offer["game"]) == ([bob.pk], None)
+    await alices.send({"type": "REMATCH", "accept": True, "ref": "again"})
+    error = (await alices.until("ERROR"))[-1]
+    assert (error["code"], error["ref"]) == ("rematch_declined", "again")
+    await alices.close()
+
+
+@pytest.mark.parametrize(
+    ("who", "game", "message", "code"),
+    [
+        ("charlie", "finished", {"type": "REMATCH"}, "not_seated"),
+        ("alice", "running", {"type": "REMATCH"}, "not_finished"),
+        ("alice", "finished", {"type": "REMATCH", "accept": "yes"}, "bad_field"),
+    ],
+)
+async def test_the_socket_refuses_with_an_error_frame(people, who, game, message, code):
+    alice, bob = people["alice"], people["bob"]
+    finished_id = await finished_async([alice, bob])
+
+    @database_sync_to_async
+    def running_game() -> int:
+        running = services.game_create(user=alice, name="g", max_players=2)
+        services.game_join(game_id=running.pk, user=bob)
+        return services.game_start(game_id=running.pk, user=alice).pk
+
+    game_id = finished_id if game == "finished" else await running_game()
+    socket = await Socket.game(game_id, people[who])
+    await socket.drain()
+    await socket.send({**message, "ref": "x"})
+    error = await socket.expect("ERROR")
+    assert (error["code"], error["ref"]) == (code, "x") and error["message"]
+    assert await socket.is_quiet()
+    assert not await database_sync_to_async(Rematch.objects.exists)()
+    await socket.close()
+
+
+# ---------------------------------------------------------------------------- the feed
+
+
+@pytest.mark.parametrize(
+    ("event", "english", "german"),
+    [
+        (
+            {"kind": "rematch", "player": 1, "accept": True},
+            "Lea wants to play again.",
+            "Lea möchte nochmals spielen.",
+        ),
+        (
+            {"kind": "rematch", "player": 1, "accept": False},
+            "Lea does not want to play again.",
+            "Lea möchte nicht nochmals spielen.",
+        ),
+        (
+            {"kind": "rematch_started", "player": None, "game": 7},
+            "Everyone accepted: the new game begins.",
+            "Alle haben zugesagt: Das neue Spiel beginnt.",
+        ),
+    ],
+)
+def test_the_feed_tells_the_answers_in_both_languages(event, english, german):
+    for language, text in (("en", english), ("de", german)):
+        with translation.override(language):
+            assert feed.describe(event, {1: "Lea"}) == text
