@@ -76,7 +76,7 @@ def test_guests_are_made_while_redis_is_away_and_their_limit_holds_in_the_proces
 
 
 def test_people_sign_in_with_their_password_while_redis_is_away(redis_away, monkeypatch):
-    monkeypatch.setattr(LoginAddressThrottle, "THROTTLE_RATES", {"login": "3/min"})
+    monkeypatch.setattr(LoginAddressThrottle, "THROTTLE_RATES", {"login_address": "3/min"})
     get_user_model().objects.create_user("alice", password="a long velo ride")
     browser = Client()
     answer = browser.post("/login/", {"username": "alice", "password": "a long velo ride"})
