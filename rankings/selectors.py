@@ -110,7 +110,7 @@ def player_kinds(user: AbstractBaseUser) -> list[dict]:
         row["game__kind"]: row
         for row in Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
         .values("game__kind")
-        .annotate(games=Count("id"), wins=Count("id", filter=Q(place=1)), best=Max("total"))
+        .annotate(games=Count("id"), wins=Count("id", filter=Q(won=True)), best=Max("total"))
     }
     found = []
     for key, kind in registry.KINDS.items():
@@ -137,7 +137,7 @@ def player_record(user: AbstractBaseUser) -> dict:
     rating = Rating.objects.filter(user=user, kind=registry.DEFAULT_KIND).first()
     seats = Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
     totals = seats.aggregate(
-        games=Count("id"), wins=Count("id", filter=Q(place=1)), best=Max("total")
+        games=Count("id"), wins=Count("id", filter=Q(won=True)), best=Max("total")
     )
     latest = list(
         seats.select_related("game")
@@ -160,6 +160,7 @@ def player_record(user: AbstractBaseUser) -> dict:
                 "kind": seat.game.kind,
                 "finished": seat.game.finished,
                 "place": seat.place,
+                "won": bool(seat.won),
                 "players": seat.players,
                 "total": seat.total,
                 "rating": display(change.ordinal_after) if change else None,

@@ -42,10 +42,13 @@ def played(places: dict, *, totals: dict, bots=(), days_ago: int = 0, name="Rhei
             user=user,
             turn_order=order,
             place=place,
+            won=place == 1,
             total=totals[user],
             is_bot=user in bots,
         )
-    rows = [{"player": u.pk, "place": p, "total": totals[u]} for u, p in places.items()]
+    rows = [
+        {"player": u.pk, "place": p, "total": totals[u], "won": p == 1} for u, p in places.items()
+    ]
     game_finished.send(sender=Game, game=game, results=rows)
     return game
 
