@@ -218,6 +218,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "table_template": kind.glue.TABLE_TEMPLATE,
         "table_script": kind.glue.TABLE_SCRIPT,
         "achievements": rankings.achievements_of(request.user.pk, game.kind),
+        "day_name": selectors.day_name(game.kind, game.options),
         **kind.glue.page_context(game),
     }
     return render(request, "games/game.html", context)

@@ -7,6 +7,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from games import registry
+from games import selectors as game_selectors
 from games.models import Game, Seat
 from rankings import achievements
 from rankings.models import EarnedAchievement, Rating, RatingChange
@@ -157,6 +158,7 @@ def player_record(user: AbstractBaseUser) -> dict:
             {
                 "game_id": seat.game_id,
                 "game_name": seat.game.name,
+                "day_name": game_selectors.day_name(seat.game.kind, seat.game.options),
                 "kind": seat.game.kind,
                 "finished": seat.game.finished,
                 "place": seat.place,

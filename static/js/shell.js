@@ -88,7 +88,7 @@ function tableData() {
 const { createTable } = await import(root.dataset.tableScript);
 
 const feed = new Feed($("feed"));
-const chat = new Chat($("chat"), document.documentElement.lang);
+const chat = new Chat($("chat"));
 const unread = unreadCounter($("chat-panel"), $("chat-unread"), T.chat_unread);
 const table = createTable({
   root,
