@@ -46,15 +46,17 @@ _scheduled: set[int] = set()  # games with a timer waiting in this process
 _scheduled_lock = threading.Lock()
 
 
-def kick(game_id: int) -> None:
+def kick(game_id: int, at_once: bool = False) -> None:
     """Let the bots of ``game_id`` move if one may; returns at once if none may.
 
+    ``at_once``: the first move comes without ``BOT_DELAY`` (a stand-in for a person whose
+    turn ran out: the turn has lasted long enough); the moves after it keep the delay.
     Never raises: it runs after commits, and a bot's failure is no failure of that commit.
     """
     try:
         delay = settings.BOT_DELAY
         if delay > 0:
-            _schedule(game_id, delay)
+            _schedule(game_id, 0.0 if at_once else delay)
         else:
             _drive(game_id)
     except Exception:
@@ -121,8 +123,8 @@ def _move_now(game_id: int) -> None:
         logger.exception("game %s: a bot move failed", game_id)
 
 
-def on_bots_may_move(sender, game_id: int, **kwargs) -> None:
-    kick(game_id)
+def on_bots_may_move(sender, game_id: int, at_once: bool = False, **kwargs) -> None:
+    kick(game_id, at_once)
 
 
 def _next_bot(game_id: int) -> tuple[Game, object, Seat, dict | None] | None:

@@ -35,8 +35,10 @@ named in its ``GameKind`` (``games.registry``) has this shape:
     or ``FINISHED`` (a kind uses the ones it needs).
 ``is_over(state) -> bool``
 ``results(state) -> list[dict]``
-    Once over: one row per player, best first, with at least ``player``, ``total`` and
-    ``place`` (equal places for a tie).
+    Once over: one row per player, best first, with at least ``player``, ``total``,
+    ``place`` (equal places for a tie) and ``won``: whether the rules say the player won
+    (first place in a game against others; a solo game's goal reached, which first place of
+    one is not). Wins are counted by ``won``, never by place.
 ``replay(seed, players, options, moves) -> state``
     ``new_game`` then ``apply`` of each ``(player, move)``: the same game exactly.
 ``to_dict(state) -> dict`` / ``from_dict(data) -> state``

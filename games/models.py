@@ -105,6 +105,9 @@ class Seat(models.Model):
     # Filled when the game finishes.
     total = models.IntegerField(null=True, blank=True)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The results row's ``won`` (games/contract.py): first place is no win in a solo game
+    # whose goal was missed.
+    won = models.BooleanField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "turn_order", "joined", "id"]

@@ -64,6 +64,9 @@ class GameKind:
     rated: str = "rating"  # "rating": openskill by place; "best_score": highest totals rank
     summary: Any = ""  # one line for the lobby's picker
     seats_rule: str = ""  # the rule that sets the number of players, e.g. "R1.1"
+    # The name every page shows, in the viewer's language, for a game whose options carry a
+    # ``day`` (a lazy translation with ``%(day)s``); a stored name stays in its creator's.
+    day_name: Any = ""
     extra: dict = field(default_factory=dict)
 
     @cached_property
@@ -197,6 +200,7 @@ KINDS: dict[str, GameKind] = {
             hint_bot="strong",  # T5.1
             rated="best_score",
             seats_rule="T1",
+            day_name=_("Daily challenge %(day)s"),  # T5.2
             summary=_("Solo: roll three dice, cross a cell, walk the grid: score 300."),
         ),
     )

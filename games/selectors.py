@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import functools
 from collections.abc import Callable, Sequence
 
@@ -27,7 +28,25 @@ def game_summary(game: Game, seat_count: int | None = None) -> dict:
         "players": seat_count,
         "max_players": game.max_players,
         "created": game.created.isoformat(),
+        "finished": game.finished.isoformat() if game.finished else None,
     }
+
+
+def day_name(kind: str, options: object) -> dict | None:
+    """The parts of the name shown for a game of a day (``GameKind.day_name``) in the active
+    language: ``before``, ``day`` (``YYYY-MM-DD``), ``date`` and ``after``; None for a game
+    shown by its own name."""
+    day = options.get("day") if isinstance(options, dict) else None
+    found = registry.KINDS.get(kind)
+    template = str(found.day_name) if found is not None and isinstance(day, str) else None
+    if not template:
+        return None
+    try:
+        date = datetime.date.fromisoformat(day)
+    except ValueError:
+        return None
+    before, _, after = template.partition("%(day)s")
+    return {"before": before, "day": day, "date": date, "after": after}
 
 
 def _seat_columns() -> tuple[str, str]:

@@ -138,6 +138,9 @@ class GameSummarySerializer(serializers.Serializer):
     players = serializers.IntegerField(help_text="seats taken")
     max_players = serializers.IntegerField()
     created = serializers.DateTimeField()
+    finished = serializers.DateTimeField(
+        allow_null=True, help_text="when it ended (finished or called off); null before"
+    )
 
 
 # ---------------------------------------------------------------------------- a game's view

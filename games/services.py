@@ -24,7 +24,7 @@ from games import broadcast, registry, rows, selectors, turns
 from games.contract import EngineError
 from games.limits import RateLimit
 from games.models import ChatMessage, Event, Game, Move, Rematch, Seat
-from games.signals import bots_may_move, game_finished
+from games.signals import bots_may_move, game_finished, turn_deadline_set
 
 CHAT_MAX_LENGTH = 500
 NAME_MAX_LENGTH = 64
@@ -573,7 +573,7 @@ def do_turn_expire(*, game: Game) -> None:
         seat.autopilot = True
         seat.save(update_fields=["autopilot"])
         events.append({"kind": "autopilot_on", "player": seat.user_id, "reason": "timeout"})
-    _record_seats(game, state, seats, events)
+    _record_seats(game, state, seats, events, timed_out=True)
 
 
 def turn_expire(*, game_id: int, now=None) -> bool:
@@ -733,9 +733,11 @@ def _record(
     """Write a changed state, its log entries and projections; publish after commit."""
     engine = kind_of(game).engine
     was_playing = game.is_playing
+    deadline_before = game.turn_deadline
     game.turn_deadline = turns.deadline(
         game, turns.stored_turn_key(game, game.state), state, seats, timezone.now()
     )
+    _timer_follows(game, deadline_before)
     game.status = engine.phase(state)
     finished = engine.is_over(state)
     if finished:
@@ -759,17 +761,36 @@ def _record(
         _after_commit(lambda: bots_may_move.send(sender=Game, game_id=game.pk), blocking=True)
 
 
-def _record_seats(game: Game, state, seats: list[Seat], events: list[dict]) -> None:
-    """Publish a change of who plays the seats (no move: ``seq`` stays); the timer follows."""
+def _record_seats(
+    game: Game, state, seats: list[Seat], events: list[dict], timed_out: bool = False
+) -> None:
+    """Publish a change of who plays the seats (no move: ``seq`` stays); the timer follows.
+    ``timed_out``: people's turns ran out, and the computer now plays them."""
     before = turns.stored_turn_key(game, game.state)  # the turn goes on: its deadline may stay
+    deadline_before = game.turn_deadline
     game.turn_deadline = turns.deadline(game, before, state, seats, timezone.now())
     game.save(update_fields=["turn_deadline", "updated"])
+    _timer_follows(game, deadline_before)
     Event.objects.bulk_create(
         Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
     )
     _after_commit(lambda: broadcast.game_changed(game, state, events))
     if any(seat.computer_plays for seat in seats):
-        _after_commit(lambda: bots_may_move.send(sender=Game, game_id=game.pk), blocking=True)
+        # A stand-in for a person whose time ran out plays at once: they had their whole turn.
+        _after_commit(
+            lambda: bots_may_move.send(sender=Game, game_id=game.pk, at_once=timed_out),
+            blocking=True,
+        )
+
+
+def _timer_follows(game: Game, before) -> None:
+    """A new deadline: once committed, this process expires the turn at that very moment
+    (``games.sweeper``), not at its next sweep."""
+    deadline = game.turn_deadline
+    if deadline is not None and deadline != before:
+        _after_commit(
+            lambda: turn_deadline_set.send(sender=Game, game_id=game.pk, deadline=deadline)
+        )
 
 
 def _store(game: Game, state, seats: list[Seat], events: list[dict]) -> None:

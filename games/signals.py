@@ -10,3 +10,7 @@ game_finished = Signal()
 # Sent after the commit of a change of a game being played that has computer-played seats.
 # Keyword argument: ``game_id``. The bot driver (``games.bots``) moves for them.
 bots_may_move = Signal()
+
+# Sent after the commit of a change that gave a game a new turn deadline. Keyword arguments:
+# ``game_id`` and ``deadline``. The sweeper (``games.sweeper``) expires the turn at that moment.
+turn_deadline_set = Signal()

@@ -1,10 +1,16 @@
 """The sweeper: no game stalls because someone walked away or a server died.
 
-Every server process runs one, as a task on its event loop (started by its first connection, so
-that the in-memory channel layer carries what it broadcasts). Every ``TURN_SWEEP_SECONDS``
-it puts the seats of people whose turn timer ran out on autopilot
-(``services.turn_expire``), and restarts the bot driver of games whose computer player
-should have moved but has not for ``BOT_STALL`` (a bot timer lost with a crashed process).
+A turn runs out at its deadline: after the commit that set it, the server process that made
+the change arms a timer on its event loop for that moment (``on_turn_deadline_set``), which
+puts the late seats on autopilot; their stand-in plays at once (``bots.kick(at_once=True)``).
+So the computer moves right after the clock shows 0:00, not a sweep and a bot delay later.
+
+Every server process also runs a sweep, as a task on its event loop (started by its first
+connection, so that the in-memory channel layer carries what it broadcasts). Every
+``TURN_SWEEP_SECONDS`` it puts the seats of people whose turn timer ran out on autopilot
+(``services.turn_expire``; a timer lost with a process that died), and restarts the bot
+driver of games whose computer player should have moved but has not for ``BOT_STALL`` (a bot
+timer lost with a crashed process).
 Several processes may sweep the same game: ``turn_expire`` locks the game and looks at the
 deadline again, and a bot move is applied once (``expect_seq``).
 """
@@ -12,6 +18,7 @@ deadline again, and a bot move is applied once (``expect_seq``).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import weakref
 from datetime import datetime
@@ -28,6 +35,38 @@ logger = logging.getLogger(__name__)
 
 BATCH = 100  # games per look; the rest wait for the next one
 _tasks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> task
+_timers: dict[int, asyncio.TimerHandle] = {}  # game id -> the timer at its deadline
+
+
+def on_turn_deadline_set(sender, game_id: int, deadline: datetime, **kwargs) -> None:
+    """``games.signals.turn_deadline_set``: expire the turn at ``deadline`` in this process.
+    Outside a server (a management command, most tests) there is no loop: the sweep does it."""
+    loop = serverloop.get()
+    if loop is not None:
+        # In a fresh context: the committing thread's tells asgiref that the shared sync
+        # thread is busy (with this very call), which would refuse the expiry (as in bots).
+        loop.call_soon_threadsafe(arm, loop, game_id, deadline, context=contextvars.Context())
+
+
+def arm(loop: asyncio.AbstractEventLoop, game_id: int, deadline: datetime) -> None:
+    """On the loop: the game's timer fires at ``deadline`` (a later deadline replaces it)."""
+    old = _timers.pop(game_id, None)
+    if old is not None:
+        old.cancel()
+    delay = max(0.0, (deadline - timezone.now()).total_seconds())
+    _timers[game_id] = loop.call_later(delay, _fire, loop, game_id)
+
+
+def _fire(loop: asyncio.AbstractEventLoop, game_id: int) -> None:
+    _timers.pop(game_id, None)
+    loop.create_task(_expire(game_id))
+
+
+async def _expire(game_id: int) -> None:
+    try:  # False: the player moved in time, or another process was first
+        await database_sync_to_async(services.turn_expire)(game_id=game_id)
+    except Exception:
+        logger.exception("game %s: the turn timer failed", game_id)
 
 
 def sweep(now: datetime | None = None) -> int:

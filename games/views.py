@@ -212,7 +212,8 @@ def ui_strings() -> dict:
         "results_shared_place": _("shared"),
         "results_winner": _("Winner: {names}"),
         "results_winners": _("Winners: {names}"),
-        "results_you": _("You have {total} points!"),
+        "results_no_winner": _("Nobody won this game."),
+        "results_you": _("You have {total} points."),
         "results_show_path": _("Show on the map"),
         "results_cards_of": _("Destination cards of {name}"),
         "results_hand_of": _("Cards left: {cards}"),
@@ -276,6 +277,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "table_template": kind.glue.TABLE_TEMPLATE,
         "table_script": kind.glue.TABLE_SCRIPT,
         "achievements": rankings.achievements_of(request.user.pk, game.kind),
+        "day_name": selectors.day_name(game.kind, game.options),
         **kind.glue.page_context(game),
     }
     return render(request, "games/game.html", context)

@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import registry, services
+from games import registry, selectors, services
 from games.models import Game, Seat
 from lobby.api import GuestThrottle, RegisterThrottle, login_allowed
 from lobby.consumers import chat_history, games_list
@@ -108,7 +108,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
         game["kind_label"] = kind_label(game["kind"])
         kind = registry.KINDS.get(game["kind"])
         game["variant"] = kind.variant(game["options"]) if kind else []
-        game["created_at"] = parse_datetime(game["created"])
+        game["day_name"] = selectors.day_name(game["kind"], game["options"])
+        # An ended game shows when it ended (static/js/lobby.js does the same).
+        game["shown_at"] = parse_datetime(game["finished"] or game["created"])
     chat = [{**line, "at_time": parse_datetime(line["at"])} for line in chat_history()]
     waiting = [g for g in games if g["status"] == Game.Status.WAITING]
     running = [g for g in games if g["status"] in Game.PLAYING]
@@ -140,6 +142,9 @@ def lobby_strings() -> dict:
         "status": {status.value: str(status.label) for status in Game.Status},
         "kinds": {key: str(kind.name) for key, kind in registry.KINDS.items()},
         "variants": {key: kind.badges() for key, kind in registry.KINDS.items()},
+        "day_names": {
+            key: str(kind.day_name) for key, kind in registry.KINDS.items() if kind.day_name
+        },
         "errors": service_messages(),
         "error": gettext("The server refused: %(message)s"),
         "join": gettext("Join"),

@@ -25,7 +25,9 @@ class Finished:
 
     @property
     def won(self) -> bool:
-        return self.row["place"] == 1 and len(self.rows) > 1
+        """A win against at least one other player (rows stored before ``won`` was part of
+        them: first place)."""
+        return self.row.get("won", self.row["place"] == 1) and len(self.rows) > 1
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ class PlayerKindSerializer(serializers.Serializer):
     rating = serializers.FloatField(allow_null=True, help_text=RATING_HELP)
     rated_games = serializers.IntegerField()
     games = serializers.IntegerField()
-    wins = serializers.IntegerField()
+    wins = serializers.IntegerField(help_text="finished games won (see history's won)")
     best_score = serializers.IntegerField(allow_null=True)
 
 
@@ -70,7 +70,11 @@ class PlayerRecordGameSerializer(serializers.Serializer):
     game_name = serializers.CharField()
     kind = serializers.CharField()
     finished = serializers.DateTimeField()
-    place = serializers.IntegerField(help_text="1 for the winner; tied players share a place")
+    place = serializers.IntegerField(help_text="1 for the best; tied players share a place")
+    won = serializers.BooleanField(
+        help_text="the player won: first place against others, or a solo game's goal reached"
+        " (Road to 300: 300 points, T4.3); a solo game's first place alone is no win"
+    )
     players = serializers.IntegerField(help_text="how many played")
     total = serializers.IntegerField(help_text="the player's final total (R3)")
     rating = serializers.FloatField(
@@ -97,7 +101,7 @@ class PlayerRecordSerializer(serializers.Serializer):
     rating = serializers.FloatField(allow_null=True, help_text=RATING_HELP)
     rated_games = serializers.IntegerField()
     games = serializers.IntegerField(help_text="finished games played")
-    wins = serializers.IntegerField(help_text="finished games in first place (ties included)")
+    wins = serializers.IntegerField(help_text="finished games won (see history's won)")
     best_score = serializers.IntegerField(allow_null=True, help_text="the best final total")
     kinds = PlayerKindSerializer(many=True, help_text="the same per kind of game played")
     history = PlayerRecordGameSerializer(

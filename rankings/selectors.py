@@ -9,6 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from games import registry
+from games import selectors as game_selectors
 from games.models import Game, Seat
 from rankings import achievements
 from rankings.models import EarnedAchievement, Rating, RatingChange
@@ -123,7 +124,7 @@ def player_kinds(user: AbstractBaseUser) -> list[dict]:
         row["game__kind"]: row
         for row in Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
         .values("game__kind")
-        .annotate(games=Count("id"), wins=Count("id", filter=Q(place=1)), best=Max("total"))
+        .annotate(games=Count("id"), wins=Count("id", filter=Q(won=True)), best=Max("total"))
     }
     found = []
     for key, kind in registry.KINDS.items():
@@ -150,7 +151,7 @@ def player_record(user: AbstractBaseUser) -> dict:
     rating = Rating.objects.filter(user=user, kind=registry.DEFAULT_KIND).first()
     seats = Seat.objects.filter(user=user, game__status=Game.Status.FINISHED)
     totals = seats.aggregate(
-        games=Count("id"), wins=Count("id", filter=Q(place=1)), best=Max("total")
+        games=Count("id"), wins=Count("id", filter=Q(won=True)), best=Max("total")
     )
     latest = list(
         seats.select_related("game")
@@ -170,9 +171,11 @@ def player_record(user: AbstractBaseUser) -> dict:
             {
                 "game_id": seat.game_id,
                 "game_name": seat.game.name,
+                "day_name": game_selectors.day_name(seat.game.kind, seat.game.options),
                 "kind": seat.game.kind,
                 "finished": seat.game.finished,
                 "place": seat.place,
+                "won": bool(seat.won),
                 "players": seat.players,
                 "total": seat.total,
                 "rating": display(change.ordinal_after) if change else None,

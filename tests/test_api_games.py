@@ -128,6 +128,7 @@ def test_the_list_shows_games_newest_first_with_their_seat_counts(alice, bob, an
         "players": 2,
         "max_players": 3,
         "created": first["created"],
+        "finished": None,
     }
 
 

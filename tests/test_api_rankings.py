@@ -94,8 +94,10 @@ def rated(places: dict, bots=()) -> Game:
     game = played({user: 40 - 10 * place for user, place in places.items()})
     Seat.objects.filter(game=game, user__in=bots).update(is_bot=True)
     for user, place in places.items():
-        Seat.objects.filter(game=game, user=user).update(place=place)
-    rows = [{"player": u.pk, "place": p, "total": 40 - 10 * p} for u, p in places.items()]
+        Seat.objects.filter(game=game, user=user).update(place=place, won=place == 1)
+    rows = [
+        {"player": u.pk, "place": p, "total": 40 - 10 * p, "won": p == 1} for u, p in places.items()
+    ]
     game_finished.send(sender=Game, game=game, results=rows)
     return game
 

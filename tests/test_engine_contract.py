@@ -108,7 +108,8 @@ def test_random_legal_play_ends_and_replays_exactly(kind, seed):
         assert engine.phase(state) == "FINISHED"
         rows = engine.results(state)
         assert sorted(row["player"] for row in rows) == sorted(players)
-        assert all({"player", "total", "place"} <= set(row) for row in rows)
+        assert all({"player", "total", "place", "won"} <= set(row) for row in rows)
+        assert all(isinstance(row["won"], bool) for row in rows)
         assert [row["place"] for row in rows] == sorted(row["place"] for row in rows)
         assert rows[0]["place"] == 1
         again = engine.replay(seed, players, engine.check_options({}), moves)

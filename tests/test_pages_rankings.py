@@ -9,7 +9,6 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.timezone import localtime
 
 from games.models import Game, Seat
 from games.signals import game_finished
@@ -42,10 +41,13 @@ def played(places: dict, *, totals: dict, bots=(), days_ago: int = 0, name="Rhei
             user=user,
             turn_order=order,
             place=place,
+            won=place == 1,
             total=totals[user],
             is_bot=user in bots,
         )
-    rows = [{"player": u.pk, "place": p, "total": totals[u]} for u, p in places.items()]
+    rows = [
+        {"player": u.pk, "place": p, "total": totals[u], "won": p == 1} for u, p in places.items()
+    ]
     game_finished.send(sender=Game, game=game, results=rows)
     return game
 
@@ -130,8 +132,9 @@ def test_a_player_page_shows_rating_record_and_history(english, people):
     arrow = "▲ +" if delta > 0 else "▼ "
     assert history[0].endswith(f"Kleinbasel 2 of 3 12 {arrow}{delta:.1f}")
     assert "Rheinufer 1 of 2 31 ▲ +" in history[1]
-    finished = [localtime(game.finished).strftime("%Y-%m-%dT%H:%M") for game in (second, first)]
-    assert re.findall(r'<time datetime="([\d-]+T[\d:]{5})', html) == finished
+    # Each finish in UTC, its date and its time of day (static/js/time.js shows them).
+    finished = [game.finished.isoformat() for game in (second, first) for _ in ("date", "time")]
+    assert re.findall(r'<time datetime="([^"]+)"', html) == finished
     assert f'href="/games/{second.pk}/">Kleinbasel</a>' in html
     assert f'href="/games/{first.pk}/">Rheinufer</a>' in html
 

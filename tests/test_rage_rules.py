@@ -650,19 +650,19 @@ def test_G4_3_after_round_10_the_totals_decide_and_equal_totals_share_the_place(
         play(state, seat, card)
     # Round 10: Ava +11, Liam +10, Ethan +10, Zoe -5: totals 16, 30, 17, 4.
     assert engine.results(state) == [
-        {"player": "liam", "total": 30, "place": 1},
-        {"player": "ethan", "total": 17, "place": 2},
-        {"player": "ava", "total": 16, "place": 3},
-        {"player": "zoe", "total": 4, "place": 4},
+        {"player": "liam", "total": 30, "place": 1, "won": True},
+        {"player": "ethan", "total": 17, "place": 2, "won": False},
+        {"player": "ava", "total": 16, "place": 3, "won": False},
+        {"player": "zoe", "total": 4, "place": 4, "won": False},
     ]
     state = engine.new_game(2, NAMES[:4], {})
     state.scores = [12, 30, 12, 30]
     engine.end_game(state, "admin")
     assert engine.results(state) == [
-        {"player": "liam", "total": 30, "place": 1},
-        {"player": "zoe", "total": 30, "place": 1},
-        {"player": "ava", "total": 12, "place": 3},
-        {"player": "ethan", "total": 12, "place": 3},
+        {"player": "liam", "total": 30, "place": 1, "won": True},
+        {"player": "zoe", "total": 30, "place": 1, "won": True},
+        {"player": "ava", "total": 12, "place": 3, "won": False},
+        {"player": "ethan", "total": 12, "place": 3, "won": False},
     ]
     for viewer in (None, "ava"):
         seen = engine.view(state, viewer)

@@ -404,10 +404,10 @@ ROUNDS = [
 
 # G4.3: after round 10 the totals decide; ava and ben, 66 each, share second place.
 RESULTS = [
-    {"player": "dan", "total": 85, "place": 1},
-    {"player": "ava", "total": 66, "place": 2},
-    {"player": "ben", "total": 66, "place": 2},
-    {"player": "cleo", "total": 63, "place": 4},
+    {"player": "dan", "total": 85, "place": 1, "won": True},
+    {"player": "ava", "total": 66, "place": 2, "won": False},
+    {"player": "ben", "total": 66, "place": 2, "won": False},
+    {"player": "cleo", "total": 63, "place": 4, "won": False},
 ]
 
 

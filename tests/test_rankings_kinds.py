@@ -60,8 +60,11 @@ def play(kind: str, places: dict, options: dict | None = None, finished=None) ->
     rows = []
     for order, (user, value) in enumerate(places.items()):
         place, total = value if isinstance(value, tuple) else (value, 100 - 10 * value)
-        Seat.objects.create(game=game, user=user, turn_order=order, place=place, total=total)
-        rows.append({"player": user.pk, "place": place, "total": total})
+        won = place == 1
+        Seat.objects.create(
+            game=game, user=user, turn_order=order, place=place, total=total, won=won
+        )
+        rows.append({"player": user.pk, "place": place, "total": total, "won": won})
     game_finished.send(sender=Game, game=game, results=sorted(rows, key=lambda r: r["place"]))
     return game
 

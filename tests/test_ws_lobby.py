@@ -36,7 +36,8 @@ async def test_the_game_list_shows_the_newest_games_first_with_the_rest_fields(p
     expected = await database_sync_to_async(selectors.game_summary)(game)
     assert games[0] == expected
     assert set(games[0]) == {
-        *("id", "name", "kind", "options", "status", "players", "max_players", "created")
+        *("id", "name", "kind", "options", "status", "players", "max_players", "created"),
+        "finished",
     }
     assert games[0]["players"] == 2 and games[0]["status"] == "PREPARATION"
     await lobby.close()

@@ -13,7 +13,7 @@ from games.rage.cards import COLORS
 TABLE_TEMPLATE = "games/rage/table.html"
 TABLE_SCRIPT = "js/rage/table.js"
 TABLE_CSS = "css/rage.css"
-SEAT_FIELDS = ["turn_order", "score", "total", "place"]
+SEAT_FIELDS = ["turn_order", "score", "total", "place", "won"]
 
 COLOR_NAMES = {
     "blue": pgettext_lazy("RAGE colour", "blue"),
@@ -46,10 +46,12 @@ def card_name(card: str, color: str | None = None) -> str:
 
 def project(game: Game, state: engine.GameState, seats: list[Seat], events, before) -> None:
     by_user = {seat.user_id: seat for seat in seats}
-    totals = {row["player"]: (row["total"], row["place"]) for row in state.results or []}
+    totals = {
+        row["player"]: (row["total"], row["place"], row["won"]) for row in engine.results(state)
+    }
     for order, player in enumerate(state.players):
         seat = by_user[player]
-        values = (order, state.scores[order], *totals.get(player, (None, None)))
+        values = (order, state.scores[order], *totals.get(player, (None, None, None)))
         if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
             for name, value in zip(SEAT_FIELDS, values, strict=True):
                 setattr(seat, name, value)

@@ -17,7 +17,7 @@ TABLE_TEMPLATE = "games/ratumrad/table.html"  # included by the game page's shel
 TABLE_SCRIPT = "js/ratumrad/table.js"  # the table's ES module (static)
 
 # The seat columns that mirror the engine state.
-SEAT_FIELDS = ["turn_order", "color", "score", "wheels", "hand", "total", "place"]
+SEAT_FIELDS = ["turn_order", "color", "score", "wheels", "hand", "total", "place", "won"]
 # Events after which the players' destination cards may have changed hands or status.
 DESTINATION_EVENTS = {"dealt", "prepared", "drew_destinations", "kept_destinations", "game_over"}
 VOTE_YES = {"type": "VOTE_END", "end": True}
@@ -31,12 +31,14 @@ def project(
     Only what the events say may have changed is written: a move touches one or two rows.
     """
     by_user = {seat.user_id: seat for seat in seats}
-    totals = {row["player"]: (row["total"], row["place"]) for row in state.results or []}
+    totals = {
+        row["player"]: (row["total"], row["place"], row["won"]) for row in state.results or []
+    }
     for order, player in enumerate(state.players):
         seat = by_user[player.id]
         hand = dict(zip(engine.COLORS, player.hand, strict=True))
-        total, place = totals.get(player.id, (None, None))
-        values = (order, player.color, player.score, player.wheels, hand, total, place)
+        total, place, won = totals.get(player.id, (None, None, None))
+        values = (order, player.color, player.score, player.wheels, hand, total, place, won)
         if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
             for name, value in zip(SEAT_FIELDS, values, strict=True):
                 setattr(seat, name, value)

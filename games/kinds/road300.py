@@ -32,7 +32,7 @@ from games.road300.grids import CURRENT, GRIDS
 TABLE_TEMPLATE = "games/road300/table.html"
 TABLE_SCRIPT = "js/road300/table.js"
 TABLE_CSS = "css/road300.css"
-SEAT_FIELDS = ["turn_order", "score", "total", "place"]
+SEAT_FIELDS = ["turn_order", "score", "total", "place", "won"]
 
 
 def today() -> str:
@@ -143,7 +143,9 @@ def complete_results(game: Game, state: engine.GameState) -> None:
 def project(game: Game, state: engine.GameState, seats: list[Seat], events, before) -> None:
     seat = seats[0]
     over = engine.is_over(state)
-    values = (0, engine.score(state), engine.score(state) if over else None, 1 if over else None)
+    total = engine.score(state)
+    won = state.results[0]["won"] if over else None  # T4.3: only 300 or more wins
+    values = (0, total, total if over else None, 1 if over else None, won)
     if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
         for name, value in zip(SEAT_FIELDS, values, strict=True):
             setattr(seat, name, value)

@@ -365,7 +365,8 @@ def is_over(state: GameState) -> bool:
 
 
 def results(state: GameState) -> list[dict]:
-    return [dict(row) for row in state.results] if state.results else []
+    # ``won`` is worked out here: states stored before it was part of the rows lack it.
+    return [{**row, "won": row["place"] == 1} for row in state.results or []]
 
 
 def to_move(state: GameState) -> list[PlayerId]:

@@ -715,6 +715,7 @@ def results(state: GameState) -> list[dict]:
         row["place"] = rows[i - 1]["place"] if tied_above else i + 1
     for row in rows:
         row["tied"] = sum(r["place"] == row["place"] for r in rows) > 1
+        row["won"] = row["place"] == 1  # a shared first place wins too
     return rows
 
 

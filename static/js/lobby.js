@@ -2,11 +2,11 @@
 // the lobby socket (docs/protocol.md, section 3.4). The page is complete without it; this
 // keeps the lists fresh and makes joining and chatting instant.
 import { openSocket } from "./socket.js";
+import { timeElement } from "./time.js";
 import "./new_game.js";
 
 const strings = JSON.parse(document.getElementById("lobby-strings").textContent);
 const page = JSON.parse(document.getElementById("lobby-data").textContent);
-const language = document.documentElement.lang || undefined;
 const seated = new Set(page.seated);
 const csrfToken = document.querySelector("input[name=csrfmiddlewaretoken]")?.value ?? "";
 
@@ -30,9 +30,6 @@ const chatForm = document.getElementById("chat-form");
 const chatInput = document.getElementById("chat-text");
 const chatError = document.getElementById("chat-error");
 
-const dateTimeFormat = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" });
-const clockFormat = new Intl.DateTimeFormat(language, { hour: "2-digit", minute: "2-digit" });
-
 let lastChatSent = "";
 
 // ---------------------------------------------------------------- helpers
@@ -48,13 +45,6 @@ function element(tag, { className, text, attributes } = {}, children = []) {
 
 function fill(template, values) {
   return template.replace(/%\((\w+)\)s/g, (_, key) => String(values[key] ?? ""));
-}
-
-function timeElement(iso, className, { clockOnly = false } = {}) {
-  const moment = new Date(iso);
-  const sameDay = moment.toDateString() === new Date().toDateString();
-  const format = clockOnly && sameDay ? clockFormat : dateTimeFormat;
-  return element("time", { className, text: format.format(moment), attributes: { datetime: iso } });
 }
 
 function errorText(message) {
@@ -94,6 +84,21 @@ function joinForm(game) {
   );
 }
 
+// A game of a day (Road to 300's daily challenge) is named in the page's language around its
+// day, as the server renders it (templates/games/_game_name.html); any other by its own name.
+function gameName(game) {
+  const link = element("a", { className: "game-name", attributes: { href: gamePath(game.id) } });
+  const template = strings.day_names[game.kind];
+  const day = (game.options ?? {}).day;
+  if (template && typeof day === "string") {
+    const [before, after = ""] = template.split("%(day)s");
+    link.append(before, timeElement(day, { style: "day" }), after);
+  } else {
+    link.textContent = game.name;
+  }
+  return link;
+}
+
 function gameItem(game, group) {
   const meta = element("span", { className: "game-meta" });
   meta.append(
@@ -124,10 +129,11 @@ function gameItem(game, group) {
       text: fill(strings.seats, { players: game.players, max: game.max_players }),
     }),
     " ",
-    timeElement(game.created, "game-time"),
+    // An ended game shows when it ended, as the player pages do; the others when they began.
+    timeElement(game.finished || game.created, { className: "game-time" }),
   );
   const item = element("li", { className: "game-item" }, [
-    element("a", { className: "game-name", text: game.name, attributes: { href: gamePath(game.id) } }),
+    gameName(game),
     " ",
     meta,
   ]);
@@ -195,7 +201,7 @@ function chatLine(line) {
   return element("li", { className: "chat-line" }, [
     element("span", { className: "chat-name", text: line.name }),
     " ",
-    timeElement(line.at, "chat-time", { clockOnly: true }),
+    timeElement(line.at, { className: "chat-time", style: "clock" }),
     " ",
     element("span", { className: "chat-text", text: line.text }),
   ]);
@@ -291,11 +297,7 @@ function onLost() {
   banner.hidden = false;
 }
 
-// Server-rendered times in the browser's time zone and the page's language.
-for (const node of document.querySelectorAll(".lobby time[datetime]")) {
-  const clockOnly = node.classList.contains("chat-time");
-  node.replaceWith(timeElement(node.getAttribute("datetime"), node.className, { clockOnly }));
-}
+// The server-rendered times are rewritten by ./time.js.
 chatLog.scrollTop = chatLog.scrollHeight;
 
 const socket = openSocket("/ws/lobby/", { onMessage, onOpen, onLost });

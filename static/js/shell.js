@@ -41,6 +41,8 @@
 //                            state.results: {before: [column], after: [column]} around the
 //                            Total column; a column is {heading, text, class, node} (the cell's
 //                            text or node; the first row's headings head the table).
+//     resultsVerdict(state)  optional. The end screen's sentence on the outcome instead of
+//                            "Winner: ..." (Road to 300: whether 300 was reached).
 //     retryKey(state)        optional. A string of what must be unchanged for a move refused
 //                            as stale to be sent again (Rat um Rad: the face-up display).
 //
@@ -87,7 +89,7 @@ const { createTable } = await import(root.dataset.tableScript);
 
 const feed = new Feed($("feed"));
 // A solo game's page has no chat.
-const chat = $("chat-panel") ? new Chat($("chat"), document.documentElement.lang) : null;
+const chat = $("chat-panel") ? new Chat($("chat")) : null;
 const unread = chat ? unreadCounter($("chat-panel"), $("chat-unread"), T.chat_unread) : null;
 const table = createTable({
   root,
@@ -246,6 +248,7 @@ function renderEnd(state) {
     T,
     userId,
     (row) => (table.resultColumns ? table.resultColumns(row) : null),
+    table.resultsVerdict ? table.resultsVerdict(state) : null,
   );
 }
 

@@ -6,12 +6,13 @@ Fixtures:
   own, with the test process's ``REDIS_URL``; ``live_server.base_url`` is its address.
 * ``browser`` (session): Chromium from ``/usr/bin/chromium``; no browser is ever downloaded.
   Without Chromium the browser tests are skipped, or fail when ``RATUMRAD_REQUIRE_BROWSER=1``.
-* ``new_page(name=None, lang="de", width=1280, height=800, touch=False)``: a page in a
-  browser context of its own (own cookies) with that language and viewport (and a touch
-  screen for ``page.touchscreen`` when ``touch``), logged in as a new guest ``name``
-  when one is given (``new_page.guest(page)`` holds its ``token`` and ``user``). It watches
-  the page: a Content-Security-Policy violation or an uncaught script error fails the test
-  when it ends; console errors are kept in ``new_page.watch(page).console_errors``.
+* ``new_page(name=None, lang="de", width=1280, height=800, touch=False, timezone=None)``: a
+  page in a browser context of its own (own cookies) with that language, viewport and time
+  zone (None: the machine's), and a touch screen for ``page.touchscreen`` when ``touch``,
+  logged in as a new guest ``name`` when one is given (``new_page.guest(page)`` holds its
+  ``token`` and ``user``). It watches the page: a Content-Security-Policy violation or an
+  uncaught script error fails the test when it ends; console errors are kept in
+  ``new_page.watch(page).console_errors``.
 * ``screenshot(page, name)``: saves ``artifacts/screenshots/<name>.png`` (not committed).
 """
 
@@ -151,12 +152,14 @@ class PageFactory:
         width: int = 1280,
         height: int = 800,
         touch: bool = False,
+        timezone: str | None = None,
     ) -> Page:
         context = self.browser.new_context(
             base_url=self.base_url,
             locale=lang,
             viewport={"width": width, "height": height},
             has_touch=touch,
+            timezone_id=timezone,
         )
         context.set_default_timeout(10_000)
         context.add_init_script(REPORT_VIOLATIONS)

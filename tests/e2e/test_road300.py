@@ -157,7 +157,7 @@ def test_a_guest_plays_road_to_300_from_the_lobby_to_the_end(new_page, screensho
     expect(results.locator("thead")).to_contain_text("300 reached")
     total = int(results.locator("tbody td.total").inner_text())
     assert re.fullmatch(r"\d+", results.locator("tbody td.r3-bot-score").inner_text())
-    expect(page.locator("#results-you")).to_have_text(f"You have {total} points!")
+    expect(page.locator("#results-you")).to_have_text(f"You have {total} points.")
     expect(page.locator("#r3-score")).to_have_text(str(total))
     expect(page.locator("#results-reason")).to_contain_text(re.compile(r"T2\.[38]"))
     expect(page.locator("#turn-line")).to_contain_text(f"The game is over: {total} points")

@@ -1,5 +1,6 @@
 // The activity feed and the chat: newest at the bottom, history replaced on every (re)connect.
 import { h } from "./dom.js";
+import { timeElement } from "../time.js";
 
 function scrollToEnd(list) {
   list.scrollTop = list.scrollHeight;
@@ -51,22 +52,16 @@ export class Feed {
 }
 
 export class Chat {
-  constructor(list, language) {
+  constructor(list) {
     this.list = list;
     this.seen = new Set();
-    this.clock = new Intl.DateTimeFormat(language || undefined, {
-      hour: "2-digit",
-      minute: "2-digit",
-    });
   }
 
   entry(line) {
-    const at = new Date(line.at);
-    const time = Number.isNaN(at.getTime()) ? "" : this.clock.format(at);
     return h(
       "li",
       {},
-      h("time", { datetime: line.at, text: time }),
+      timeElement(line.at, { style: "clock" }),
       " ",
       h("span", { class: "chat-name", text: line.name }),
       " ",

@@ -19,13 +19,16 @@ export function ratingChangeText(change) {
 }
 
 // extraColumns(row) -> {before: [column], after: [column]}, around the Total column.
-export function renderResults(parts, state, T, userId, extraColumns) {
+// verdict: the kind's own sentence on the outcome (a solo game: whether its goal was reached),
+// or null for "Winner: ...". Who won is each row's `won`, never its place.
+export function renderResults(parts, state, T, userId, extraColumns, verdict = null) {
   const rows = state.results || [];
   parts.reason.textContent = T.end_reasons[state.end_reason] || "";
-  const winners = rows.filter((row) => row.place === 1).map((row) => row.name);
-  parts.winner.textContent = format(winners.length > 1 ? T.results_winners : T.results_winner, {
+  const winners = rows.filter((row) => row.won).map((row) => row.name);
+  const named = format(winners.length > 1 ? T.results_winners : T.results_winner, {
     names: winners.join(", "),
   });
+  parts.winner.textContent = verdict || (winners.length ? named : T.results_no_winner);
   const mine = rows.find((row) => row.player === userId);
   parts.you.textContent = mine ? format(T.results_you, { total: mine.total }) : "";
   parts.you.hidden = !mine;
@@ -62,7 +65,7 @@ export function renderResults(parts, state, T, userId, extraColumns) {
       player.append(h("span", { class: "player-name", text: row.name }));
       return h(
         "tr",
-        { class: [row.place === 1 && "winner", row.player === userId && "me"].filter(Boolean).join(" ") },
+        { class: [row.won && "winner", row.player === userId && "me"].filter(Boolean).join(" ") },
         h("td", { text: place }),
         player,
         extras[index].before.map(cell),

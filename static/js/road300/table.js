@@ -700,6 +700,13 @@ export function createTable({ root, userId, send }) {
     return { text: format(S.theirTurn, { name: player ? player.name : "", dice }), mine: false };
   }
 
+  // T4.3: only 300 points or more win; the end screen says which it was.
+  function resultsVerdict(current) {
+    const row = (current.results || []).find((entry) => entry.player === userId) || (current.results || [])[0];
+    if (!row) return null;
+    return format(row.won ? S.verdictWon : S.verdictLost, { name: row.name, total: row.total });
+  }
+
   function resultColumns(row) {
     return {
       before: [],
@@ -714,6 +721,7 @@ export function createTable({ root, userId, send }) {
     render,
     turnText,
     resultColumns,
+    resultsVerdict,
     // A turn refused as stale is sent again only on the same roll of the same round.
     retryKey: (current) => JSON.stringify([current.round, current.dice, current.crossed]),
   };
