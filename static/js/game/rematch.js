@@ -42,7 +42,12 @@ async function answer(state, accept, T, userId) {
   }
   busy = false;
   if (offer && offer.game !== null && accept) {
-    window.location.assign(gamePath(offer.game));
+    // The game's STATE may have brought the new game first and be on its way there: a
+    // second assign() would cancel that navigation and start it again.
+    if (knownGame !== offer.game) {
+      knownGame = offer.game;
+      window.location.assign(gamePath(offer.game));
+    }
     return;
   }
   // The STATE that every page of the game gets brings the offer as it now stands.
