@@ -214,6 +214,7 @@ def ui_strings() -> dict:
         "results_winners": _("Winners: {names}"),
         "results_no_winner": _("Nobody won this game."),
         "results_you": _("You have {total} points."),
+        "results_you_one": _("You have {total} point."),
         "results_show_path": _("Show on the map"),
         "results_cards_of": _("Destination cards of {name}"),
         "results_hand_of": _("Cards left: {cards}"),

@@ -30,7 +30,8 @@ export function renderResults(parts, state, T, userId, extraColumns, verdict = n
   });
   parts.winner.textContent = verdict || (winners.length ? named : T.results_no_winner);
   const mine = rows.find((row) => row.player === userId);
-  parts.you.textContent = mine ? format(T.results_you, { total: mine.total }) : "";
+  const one = mine && new Intl.PluralRules(document.documentElement.lang).select(mine.total) === "one";
+  parts.you.textContent = mine ? format(one ? T.results_you_one : T.results_you, { total: mine.total }) : "";
   parts.you.hidden = !mine;
 
   const extras = rows.map((row) => {
