@@ -14,7 +14,7 @@ from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from games import queries, registry, selectors, services
+from games import kinds, queries, registry, selectors, services
 from games.models import Game
 from rankings import selectors as rankings
 
@@ -51,7 +51,8 @@ def color_letters() -> dict[str, str]:
 
 
 def ui_strings() -> dict:
-    """Every sentence the page's script shows, in the request's language.
+    """The shell's sentences (static/js/shell.js and static/js/game/), the same for every kind
+    of game, in the request's language.
 
     Placeholders in braces (``{name}``) are filled in by the script.
     """
@@ -60,109 +61,15 @@ def ui_strings() -> dict:
         "letters": color_letters(),
         "statuses": {value: str(label) for value, label in Game.Status.choices},
         "end_reasons": {
-            "final_round": _("The final round is over."),
-            "vote": _("All players voted to end the game."),
-            "all_passed": _("Nobody could move any more."),
             "admin": _("The game was ended by an administrator."),
-            "three_failed_rolls": _("Three failed rolls in a row ended the game (T2.3)."),
-            "no_legal_move": _("The dice could cross a cell but no move was possible (T2.8)."),
-            "rounds_played": _("All 10 rounds have been played."),
         },
         "your_turn": _("Your turn: draw wheel cards, build a road or draw destination cards."),
-        "your_second_card": _("Your turn: take your second wheel card."),
-        "your_choose_destinations": _("Your turn: choose the destination cards to keep."),
         "their_turn": _("{name}'s turn."),
         "chat_unread": _("{count} new"),
-        "their_second_card": _("{name} is taking a second wheel card."),
-        "their_choose_destinations": _("{name} is choosing destination cards."),
-        "preparation_you": _("Choose your short destination cards: keep all three or two."),
-        "preparation_done": _("You have chosen. Waiting for the others to choose."),
-        "preparation_others": _("Everyone is choosing their short destination cards."),
-        "final_round": _("Final round: everyone has one more turn."),
-        "final_turns_left": _("Turns left: {count}"),
         "time_left": _("Time left for this turn: {time}"),
         "you": _("you"),
         "bot": _("computer"),
         "bot_title": _("A computer player"),
-        "autopilot": _("computer stands in"),
-        "autopilot_title": _("The computer plays this seat because its player ran out of time."),
-        "left": _("has left"),
-        "left_title": _("This player has left the game for good."),
-        "online": _("online"),
-        "offline": _("offline"),
-        "voted_end": _("votes to end"),
-        "current_player": _("at turn"),
-        "prepared": _("has chosen"),
-        "score": _("Score"),
-        "wheels": _("Wheels"),
-        "wheel_cards": _("Wheel cards"),
-        "destination_cards": _("Destination cards"),
-        "pending_cards": _("choosing {count}"),
-        "deck": _("Deck: {count}"),
-        "take_from_deck": _("Take the top card of the deck"),
-        "discard": _("Discard pile: {count}"),
-        "short_deck": _("Destination cards left: {count}"),
-        "take_face_up": _("Take the face-up card: {color}"),
-        "empty_slot": _("empty"),
-        "joker_not_second": _("A face-up joker cannot be your second card (R5.4)."),
-        "draw_destinations": _("Draw destination cards"),
-        "no_cards": _("No wheel cards."),
-        "no_destinations": _("No destination cards yet."),
-        "hand_item": _("{color}: {count}"),
-        "road": _("{a}–{b}: {color}, length {length}, worth {points}"),
-        "road_built": _("{a}–{b}: built by {name}"),
-        "road_buildable": _("Build {a}–{b}: {color}, length {length}, worth {points}"),
-        "road_tip_cost": _("{length} × {color}"),  # noqa: RUF001 (a multiplication sign)
-        "road_tip_cost_any": _("{length} cards of one colour"),
-        "road_tip_point": _("1 point"),
-        "road_tip_built": _("Built by {name}."),
-        "road_tip_build": _("Click or press Enter to build it."),
-        "road_closed": _("Closed: {name} built the other road of this double (R6.4)."),
-        "road_double_open": _("Still open: {name} built the other road of this double."),
-        "road_tip_kind": _("{color}, {length} wheels"),
-        "road_tip_kind_one": _("{color}, 1 wheel"),
-        "road_tip_any_colour": _("(pay with any one colour)"),
-        "why_over": _("The game is over."),
-        "why_not_started": _("Roads are built once the game has begun."),
-        "why_own_double": _("You built the other road of this double (R6.3)."),
-        "why_their_turn": _("Not your turn: {name} is playing."),
-        "why_second_card": _("Not now: take your second wheel card first."),
-        "why_choose_destinations": _("Not now: choose your destination cards first."),
-        "why_wheels": _("Too long: it needs {length} wheels and you have {wheels} left."),
-        "why_cards": _(
-            "Not enough cards: it takes {length} {color} cards (jokers count too); you have"
-            " {have} and {jokers} jokers."
-        ),
-        "why_cards_any": _(
-            "Not enough cards: it takes {length} cards of one colour (jokers count too); you"
-            " have at most {have} of one colour and {jokers} jokers."
-        ),
-        "drew_two": _("{name} drew {first} and {second}."),
-        "drew_face_up": _("a face-up {color} card"),
-        "drew_deck": _("a card from the deck"),
-        "drew_two_deck": _("{name} drew two cards from the deck."),
-        "rhine": _("Rhine"),
-        "pay_title": _("Build {a}–{b}"),
-        "pay_summary": _("Length {length}, worth {points}. Choose how to pay:"),
-        "pay_card": _("{count} {color} card"),
-        "pay_cards": _("{count} {color} cards"),
-        "pay_joker": _("{count} joker"),
-        "pay_jokers": _("{count} jokers"),
-        "build": _("Build"),
-        "cancel": _("Cancel"),
-        "confirm": _("Confirm"),
-        "card": _("{a} – {b}"),
-        "card_points": _("{points} points"),
-        "card_long": _("long"),
-        "complete": _("complete"),
-        "not_complete": _("not complete yet"),
-        "prep_title": _("Choose your short destination cards"),
-        "prep_hint": _("Keep all three cards or any two of them. Your long card stays with you."),
-        "keep_title": _("Keep destination cards"),
-        "keep_hint": _("Keep at least one card; the others go back under the deck."),
-        "keep": _("Keep the ticked cards"),
-        "keep_invalid": _("This choice is not allowed: {hint}"),
-        "choose_again": _("Choose destination cards"),
         "vote_end": _("Vote to end the game"),
         "vote_back": _("Take back my vote to end"),
         "vote_end_question": _(
@@ -200,31 +107,34 @@ def ui_strings() -> dict:
         },
         "results_place": _("Place"),
         "results_player": _("Player"),
-        "results_road_points": _("Road points"),
-        "results_reached": _("Destinations reached"),
-        "results_missed": _("Destinations missed"),
-        "results_longest_path": _("Longest path"),
         "results_total": _("Total"),
         "results_rating": _("Rating"),
         "results_rating_title": _("How this game changed the player's rating"),
-        "results_bonus": _("bonus +10"),
-        "results_tie": _("tie"),
         "results_shared_place": _("shared"),
         "results_winner": _("Winner: {names}"),
         "results_winners": _("Winners: {names}"),
         "results_no_winner": _("Nobody won this game."),
         "results_you": _("You have {total} points."),
         "results_you_one": _("You have {total} point."),
-        "results_show_path": _("Show on the map"),
-        "results_cards_of": _("Destination cards of {name}"),
-        "results_hand_of": _("Cards left: {cards}"),
-        "reached": _("reached"),
-        "missed": _("missed"),
         "turn_title": _("▶ Your turn · {title}"),
         "achievement_earned": _("earned"),
         "achievement_new": pgettext("an achievement earned in this game", "new"),
         "rematch": rematch_strings(),
     }
+
+
+def page_strings(kind: registry.GameKind) -> dict:
+    """The page's strings (json_script "ui-strings"): the shell's and the kind's table's own
+    (its glue's ``table_strings``) in one object. A table adds keys of its own and entries to
+    the shell's lists (``end_reasons``); it never replaces a shell string."""
+    strings = ui_strings()
+    own = getattr(kind.glue, "table_strings", kinds.no_table_strings)
+    for key, value in own().items():
+        if isinstance(value, dict) and isinstance(strings.get(key), dict):
+            strings[key] = {**strings[key], **value}
+        else:
+            strings[key] = value
+    return strings
 
 
 def rematch_strings() -> dict:
@@ -274,7 +184,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "user_id": request.user.pk,
         "state": state,
         "seated": "you" in state,
-        "strings": ui_strings(),
+        "strings": page_strings(kind),
         "table_template": kind.glue.TABLE_TEMPLATE,
         "table_script": kind.glue.TABLE_SCRIPT,
         "achievements": rankings.achievements_of(request.user.pk, game.kind),

@@ -44,6 +44,13 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
     The address a finished game's end screen links instead of offering the same game again
     (Road to 300's daily challenge counts one attempt: the day's table), or None: its players
     may play it again (``games.services.rematch_answer``).
+``table_strings() -> dict``
+    The sentences the kind's table script reads from the page's strings (json_script
+    "ui-strings", static/js/shell.js hands them to ``createTable``), in the active language,
+    beside the shell's own (``games.views.ui_strings``): its own keys, and entries added to a
+    shell's list (``end_reasons``: the reasons its engine ends a game with). They go to its
+    pages only; tests/test_table_strings.py checks every key the scripts read. Optional: a
+    kind without (its table keeps its strings in its template) gets ``no_table_strings``.
 ``TABLE_TEMPLATE``, ``TABLE_SCRIPT`` and ``page_context(game) -> dict``
     The kind's part of the game page: the template the page's shell includes, the ES module
     (a static path) that draws the table, and what else the template needs.
@@ -66,6 +73,10 @@ def random_seed(options: dict) -> int:
 
 def never_sealed(game) -> bool:
     return False
+
+
+def no_table_strings() -> dict:
+    return {}
 
 
 def describe_with(

@@ -146,6 +146,11 @@ def hint_extra(view: dict, move: dict) -> dict:
     return {}  # RAGE offers no hints: the others at the table play without
 
 
+def table_strings() -> dict:
+    # The table's own sentences are its template's (#rage-strings); the shell says why it ended.
+    return {"end_reasons": {engine.ROUNDS_PLAYED: gettext("All 10 rounds have been played.")}}
+
+
 def page_context(game: Game) -> dict:
     return {"kind_css": TABLE_CSS}
 

@@ -216,6 +216,21 @@ def rules_context() -> dict:
     return {"grid_rows": drawn(), "grid_version": CURRENT, "worked": worked}
 
 
+def table_strings() -> dict:
+    # The table's own sentences are its template's (#road300-strings); the shell says why it
+    # ended.
+    return {
+        "end_reasons": {
+            engine.THREE_FAILED_ROLLS: gettext(
+                "Three failed rolls in a row ended the game (T2.3)."
+            ),
+            engine.NO_LEGAL_MOVE: gettext(
+                "The dice could cross a cell but no move was possible (T2.8)."
+            ),
+        }
+    }
+
+
 def page_context(game: Game) -> dict:
     return {"kind_css": TABLE_CSS}
 
