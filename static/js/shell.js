@@ -15,7 +15,8 @@
 //   export function createTable({ root, strings, userId, send, data }) -> table
 //
 //     root     the page's root element (#game); the table's markup is inside it
-//     strings  the page's strings (json_script "ui-strings"), in the page's language
+//     strings  the page's strings (json_script "ui-strings"), in the page's language: the
+//              shell's (games/views.py) and the kind's own (its glue's table_strings)
 //     userId   the viewer's user id (a number)
 //     send     send(move): sends one entry of state.legal as a move; the client adds `ref`
 //              and `expect_seq`, waits for its answer (busy) and sends a move refused as

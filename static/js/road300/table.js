@@ -681,7 +681,8 @@ export function createTable({ root, userId, send }) {
 
   // ---------------------------------------------------------------- the end
 
-  // The shell's results say why the game ended (ui_strings' end_reasons); this adds what scored.
+  // The shell's results say why the game ended (end_reasons: games/kinds/road300.py);
+  // this adds what scored.
   function drawEnd() {
     const scoredNote = $("r3-scored");
     if (scoredNote) scoredNote.textContent = over(state) ? S.scored : "";
