@@ -63,7 +63,7 @@ def ui_strings() -> dict:
         "end_reasons": {
             "admin": _("The game was ended by an administrator."),
         },
-        "your_turn": _("Your turn: draw wheel cards, build a road or draw destination cards."),
+        "your_turn": _("Your turn."),  # a table without a turn line of its own
         "their_turn": _("{name}'s turn."),
         "chat_unread": _("{count} new"),
         "time_left": _("Time left for this turn: {time}"),

@@ -214,6 +214,9 @@ def table_strings() -> dict:
             "vote": gettext("All players voted to end the game."),
             "all_passed": gettext("Nobody could move any more."),
         },
+        "your_turn_choices": gettext(
+            "Your turn: draw wheel cards, build a road or draw destination cards."
+        ),
         "your_second_card": gettext("Your turn: take your second wheel card."),
         "your_choose_destinations": gettext("Your turn: choose the destination cards to keep."),
         "their_second_card": gettext("{name} is taking a second wheel card."),

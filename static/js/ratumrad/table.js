@@ -111,7 +111,7 @@ export function createTable({ strings: T, userId, send, data }) {
     let text;
     if (current.turn === "second_card") text = mine ? T.your_second_card : T.their_second_card;
     else if (current.turn === "choose_destinations") text = mine ? T.your_choose_destinations : T.their_choose_destinations;
-    else text = mine ? T.your_turn : T.their_turn;
+    else text = mine ? T.your_turn_choices : T.their_turn;
     return { text: format(text, { name: player ? player.name : "" }), mine };
   }
 
