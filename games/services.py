@@ -96,6 +96,11 @@ class Stale(ServiceError):
     code, status = "stale", 409
 
 
+class TurnNotOver(Stale):
+    """The turn has not run out (any more): another server process was first, or the player
+    moved just in time."""
+
+
 @dataclass(frozen=True)
 class MoveResult:
     seq: int
@@ -556,12 +561,12 @@ def _autopilot_off(seat: Seat) -> list[dict]:
     return [{"kind": "autopilot_off", "player": seat.user_id}]
 
 
-def check_turn_expire(*, game_id: int, now) -> Game | None:
-    """The locked game whose turn ran out; None if another server process was first or the
-    player moved just in time."""
+def check_turn_expire(*, game_id: int, now) -> Game:
+    """The locked game whose turn ran out; TurnNotOver if another server process was first
+    or the player moved just in time."""
     game = _locked(game_id)
     if not game.is_playing or game.turn_deadline is None or game.turn_deadline > now:
-        return None
+        raise TurnNotOver("the turn has not run out")
     return game
 
 
@@ -579,8 +584,9 @@ def do_turn_expire(*, game: Game) -> None:
 def turn_expire(*, game_id: int, now=None) -> bool:
     """The turn timer ran out: the computer plays the late seats (False if it had not)."""
     with transaction.atomic():
-        game = check_turn_expire(game_id=game_id, now=now or timezone.now())
-        if game is None:
+        try:
+            game = check_turn_expire(game_id=game_id, now=now or timezone.now())
+        except TurnNotOver:
             return False
         do_turn_expire(game=game)
     return True
@@ -914,7 +920,10 @@ def rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object = Tru
 # ---------------------------------------------------------------------------- chat
 
 
-def chat_post(*, user: AbstractBaseUser, text: str, game_id: int | None = None) -> ChatMessage:
+def check_chat_post(
+    *, user: AbstractBaseUser, text: object, game_id: int | None = None
+) -> tuple[str, Game | None]:
+    """The message's text, stripped, and its game (None: the lobby's chat)."""
     if not isinstance(text, str) or not text.strip():
         raise ServiceError("a chat message needs some text", "bad_field")
     text = text.strip()
@@ -927,6 +936,15 @@ def chat_post(*, user: AbstractBaseUser, text: str, game_id: int | None = None) 
         game = Game.objects.filter(pk=game_id).first()
         if game is None:
             raise NotFound("there is no game {game}", game=repr(game_id))
+    return text, game
+
+
+def do_chat_post(*, user: AbstractBaseUser, text: str, game: Game | None) -> ChatMessage:
     message = ChatMessage.objects.create(game=game, user=user, text=text)
     _after_commit(lambda: broadcast.chat_posted(message))
     return message
+
+
+def chat_post(*, user: AbstractBaseUser, text: str, game_id: int | None = None) -> ChatMessage:
+    text, game = check_chat_post(user=user, text=text, game_id=game_id)
+    return do_chat_post(user=user, text=text, game=game)
