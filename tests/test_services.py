@@ -3,6 +3,7 @@
 import random
 
 import pytest
+from django.db import transaction
 
 from games import selectors, services
 from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
@@ -176,3 +177,13 @@ def test_posting_a_chat_message_stores_it_for_its_game(people):
         people[1].pk,
         "Hallo",
     )
+
+
+def test_a_service_called_inside_another_transaction_fails_at_once(people):
+    game = services.game_create(user=people[0], name="Rheinufer", max_players=2)
+    with pytest.raises(RuntimeError, match="durable"), transaction.atomic():
+        services.game_join(game_id=game.pk, user=people[1])
+    with pytest.raises(RuntimeError, match="durable"), transaction.atomic():
+        services.chat_post(user=people[1], text="Hallo", game_id=game.pk)
+    assert list(game.seats.values_list("user__username", flat=True)) == ["alice"]
+    assert not ChatMessage.objects.exists()
