@@ -131,7 +131,7 @@ def channel_layers_config(redis_url: str, prefix: str = "ratumrad") -> dict[str,
                 # the processes and are renewed on reconnect, so a restarted Redis loses
                 # only the messages in flight; clients notice by ``seq`` and resync. This
                 # process's own members of a group get its messages without Redis.
-                "BACKEND": "ratumrad_site.channel_layer.LocalFirstPubSubChannelLayer",
+                "BACKEND": "games.channel_layer.LocalFirstPubSubChannelLayer",
                 "CONFIG": {
                     "hosts": [{"address": redis_url}],
                     # Sites sharing one Redis must not hear each other's groups.
