@@ -9,10 +9,9 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.backends.signals import connection_created
 
-        from games import bots, sweeper
+        from games import bots, postgres, sweeper
         from games.models import Game
         from games.signals import bots_may_move, turn_deadline_set
-        from ratumrad_site import postgres
 
         bots_may_move.connect(bots.on_bots_may_move, sender=Game, dispatch_uid="games.bots")
         turn_deadline_set.connect(

@@ -41,7 +41,7 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from psycopg_pool import AsyncConnectionPool
 
 from games import rows, selectors, services
-from ratumrad_site.postgres import TIMESTAMPTZ, UtcTimestampLoader
+from games.postgres import TIMESTAMPTZ, UtcTimestampLoader
 
 logger = logging.getLogger(__name__)
 

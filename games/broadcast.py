@@ -16,9 +16,8 @@ from collections.abc import Iterable
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from games import registry, selectors, serverloop, wire
+from games import channel_layer, registry, selectors, serverloop, wire
 from games.models import ChatMessage, Game, Seat
-from ratumrad_site import channel_layer
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +72,7 @@ _sending: set[asyncio.Task] = set()  # the loop keeps only weak references to it
 
 
 def _start_sending(layer, messages: list[tuple[str, dict]]) -> None:
-    send_soon = getattr(layer, "group_send_soon", None)  # ratumrad_site.channel_layer's
+    send_soon = getattr(layer, "group_send_soon", None)  # games.channel_layer's
     if send_soon is None:
         task = asyncio.get_running_loop().create_task(_send_now(layer, messages))
         _sending.add(task)

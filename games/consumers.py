@@ -44,7 +44,7 @@ from django.utils.translation import trans_real
 from games import async_moves, bots, broadcast, registry, selectors, services, wire
 from games.limits import SocketSlots, scope_address
 from games.models import ChatMessage, Connection, Game, Seat
-from ratumrad_site.ws_auth import header
+from games.scope import header
 
 logger = logging.getLogger(__name__)
 

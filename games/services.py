@@ -6,6 +6,10 @@ state, apply, write the state and its projections, bump ``seq``. The game's kind
 any game. Messages to clients leave
 only after the commit (``transaction.on_commit``), each seat its own view, spectators the
 public view (``games.broadcast``).
+
+Each entry point (the services without ``check_``/``do_``) owns its transaction, a durable
+one: called inside another transaction it fails at once (RuntimeError), rather than sending
+its messages after a commit that has not happened yet.
 """
 
 from __future__ import annotations
@@ -94,6 +98,11 @@ class Forbidden(ServiceError):
 
 class Stale(ServiceError):
     code, status = "stale", 409
+
+
+class TurnNotOver(Stale):
+    """The turn has not run out (any more): another server process was first, or the player
+    moved just in time."""
 
 
 @dataclass(frozen=True)
@@ -298,7 +307,7 @@ def game_create(
         kind=kind,
         options=options,
     )
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         check_game_limits(user=user, new=new)
         return do_game_create(user=user, new=new)
 
@@ -383,7 +392,7 @@ def do_game_join(*, game: Game, user: AbstractBaseUser) -> Seat:
 
 
 def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         return do_game_join(game=check_game_join(game_id=game_id, user=user), user=user)
 
 
@@ -420,7 +429,7 @@ def do_game_start(*, game: Game, seats: list[Seat]) -> None:
 
 
 def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         game, seats = check_game_start(game_id=game_id, user=user)
         do_game_start(game=game, seats=seats)
     return game
@@ -532,7 +541,7 @@ def move_apply(
                 continue  # another change came between the read and the write
             except NeedsLock:
                 break
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         checked = check_move(**args)
         events = do_move(checked=checked, user=user, move=move, by_bot=by_bot)
     return MoveResult(seq=checked.game.seq, events=events)
@@ -556,12 +565,12 @@ def _autopilot_off(seat: Seat) -> list[dict]:
     return [{"kind": "autopilot_off", "player": seat.user_id}]
 
 
-def check_turn_expire(*, game_id: int, now) -> Game | None:
-    """The locked game whose turn ran out; None if another server process was first or the
-    player moved just in time."""
+def check_turn_expire(*, game_id: int, now) -> Game:
+    """The locked game whose turn ran out; TurnNotOver if another server process was first
+    or the player moved just in time."""
     game = _locked(game_id)
     if not game.is_playing or game.turn_deadline is None or game.turn_deadline > now:
-        return None
+        raise TurnNotOver("the turn has not run out")
     return game
 
 
@@ -578,9 +587,10 @@ def do_turn_expire(*, game: Game) -> None:
 
 def turn_expire(*, game_id: int, now=None) -> bool:
     """The turn timer ran out: the computer plays the late seats (False if it had not)."""
-    with transaction.atomic():
-        game = check_turn_expire(game_id=game_id, now=now or timezone.now())
-        if game is None:
+    with transaction.atomic(durable=True):
+        try:
+            game = check_turn_expire(game_id=game_id, now=now or timezone.now())
+        except TurnNotOver:
             return False
         do_turn_expire(game=game)
     return True
@@ -605,7 +615,7 @@ def seat_take_back(*, game_id: int, user: AbstractBaseUser) -> int:
 
     Returns the game's ``seq``.
     """
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         game, seats, seat = check_seat_take_back(game_id=game_id, user=user)
         do_seat_take_back(game=game, seats=seats, seat=seat)
     return game.seq
@@ -646,7 +656,7 @@ def game_leave(*, game_id: int, user: AbstractBaseUser) -> Game:
     A waiting game that no person sits in any more is called off; its creator's part
     (starting it) passes on to the next person who joined.
     """
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         game, seats, seat = check_game_leave(game_id=game_id, user=user)
         do_game_leave(game=game, seats=seats, seat=seat)
     return game
@@ -687,7 +697,7 @@ def do_game_end_now(*, game: Game, reason: str) -> None:
 
 def game_end_now(*, game_id: int, reason: str = "admin") -> Game:
     """End a game that is being played, scored as usual (an admin's decision)."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         game = check_game_end_now(game_id=game_id)
         do_game_end_now(game=game, reason=reason)
     return game
@@ -716,7 +726,7 @@ def do_game_abort(*, game: Game, before: list[dict] = ()) -> None:
 
 def game_abort(*, game_id: int) -> Game:
     """Call a game off without results."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         game = check_game_abort(game_id=game_id)
         do_game_abort(game=game)
     return game
@@ -906,7 +916,7 @@ def rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object = Tru
     and options. Once every person of it accepted, the new game is dealt (a solo game's at
     once); one decline ends the offer. A kind whose game counts one attempt (Road to 300's
     daily challenge) is not played again (``no_rematch``)."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         checked = check_rematch_answer(game_id=game_id, user=user, accept=accept)
         return do_rematch_answer(checked=checked)
 
@@ -914,7 +924,10 @@ def rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object = Tru
 # ---------------------------------------------------------------------------- chat
 
 
-def chat_post(*, user: AbstractBaseUser, text: str, game_id: int | None = None) -> ChatMessage:
+def check_chat_post(
+    *, user: AbstractBaseUser, text: object, game_id: int | None = None
+) -> tuple[str, Game | None]:
+    """The message's text, stripped, and its game (None: the lobby's chat)."""
     if not isinstance(text, str) or not text.strip():
         raise ServiceError("a chat message needs some text", "bad_field")
     text = text.strip()
@@ -927,6 +940,16 @@ def chat_post(*, user: AbstractBaseUser, text: str, game_id: int | None = None) 
         game = Game.objects.filter(pk=game_id).first()
         if game is None:
             raise NotFound("there is no game {game}", game=repr(game_id))
+    return text, game
+
+
+def do_chat_post(*, user: AbstractBaseUser, text: str, game: Game | None) -> ChatMessage:
     message = ChatMessage.objects.create(game=game, user=user, text=text)
     _after_commit(lambda: broadcast.chat_posted(message))
     return message
+
+
+def chat_post(*, user: AbstractBaseUser, text: str, game_id: int | None = None) -> ChatMessage:
+    with transaction.atomic(durable=True):
+        text, game = check_chat_post(user=user, text=text, game_id=game_id)
+        return do_chat_post(user=user, text=text, game=game)

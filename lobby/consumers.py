@@ -15,9 +15,9 @@ from django.contrib.auth import get_user_model
 
 from games import broadcast, queries, registry, selectors, services
 from games.consumers import ProtocolConsumer, Refused
+from games.errors import problems
 from games.models import Connection, Game
 from games.serializers import GameCreateSerializer
-from ratumrad_site.api_errors import problems
 
 GAMES_LISTED = 100  # the newest games; older ones are in the REST list
 HISTORY_LINES = 50  # lobby chat lines sent for REQUEST_HISTORY

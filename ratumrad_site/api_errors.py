@@ -16,6 +16,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
 
+from games.errors import problems
 from games.services import ServiceError
 
 CODES: list[tuple[type[exceptions.APIException], str]] = [
@@ -69,22 +70,6 @@ def message(exc: exceptions.APIException) -> str:
         seconds = max(1, round(exc.wait))
         return gettext("too many requests; try again in {seconds} seconds").format(seconds=seconds)
     return str(exc.detail)
-
-
-def problems(detail: object, field: str = "") -> list[str]:
-    """Each field's first problem, named by the field: ``["max_players: Ensure ..."]``."""
-    if isinstance(detail, dict):
-        found = []
-        for key, value in detail.items():
-            name = "" if key == "non_field_errors" else str(key)
-            found += problems(value, f"{field}.{name}" if field and name else field or name)
-        return found
-    if isinstance(detail, list):
-        for item in detail:
-            if found := problems(item, field):
-                return found
-        return []
-    return [f"{field}: {detail}" if field else str(detail)]
 
 
 @csrf_exempt  # a POST to a wrong path is a JSON 404 too, not Django's HTML CSRF refusal

@@ -4,6 +4,7 @@ With nothing set you get a development site: DEBUG on, SQLite and the in-memory 
 DATABASE_URL and REDIS_URL switch to PostgreSQL and the Redis channel layer.
 """
 
+import math
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -33,6 +34,49 @@ def env_bool(name: str, default: bool) -> bool:
     if raw in _FALSE:
         return False
     raise ImproperlyConfigured(f"{name} must be one of {sorted(_TRUE | _FALSE)}, got {raw!r}")
+
+
+def _env_number(name, default, parse, kind, min, max):
+    raw = env_str(name)
+    if not raw:
+        return default
+    try:
+        value = parse(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be {kind}, got {raw!r}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ImproperlyConfigured(f"{name} must be a finite number, got {raw!r}")
+    if min is not None and value < min:
+        raise ImproperlyConfigured(f"{name} must be at least {min}, got {raw!r}")
+    if max is not None and value > max:
+        raise ImproperlyConfigured(f"{name} must be at most {max}, got {raw!r}")
+    return value
+
+
+def env_int(name: str, default: int, *, min: int | None = None, max: int | None = None) -> int:
+    """A whole number within [min, max]; unset or empty gives `default`."""
+    return _env_number(name, default, int, "a whole number", min, max)
+
+
+def env_float(
+    name: str, default: float, *, min: float | None = None, max: float | None = None
+) -> float:
+    """A finite number within [min, max]; unset or empty gives `default`."""
+    return _env_number(name, default, float, "a number", min, max)
+
+
+def env_secret(name: str) -> str:
+    """`name` itself, or the contents of the file named by `name`_FILE (stripped)."""
+    file_name = f"{name}_FILE"
+    path = env_str(file_name)
+    if not path:
+        return env_str(name)
+    if env_str(name):
+        raise ImproperlyConfigured(f"set {name} or {file_name}, not both")
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ImproperlyConfigured(f"{file_name}: cannot read {path!r}: {error}") from None
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -72,7 +116,7 @@ def database_config(url: str, base_dir: Path) -> dict[str, Any]:
     # Seconds a worker thread keeps its connection (0: a new one for every request or socket
     # message, Django's default). Servers under load want some: connecting costs more than
     # most queries.
-    config["CONN_MAX_AGE"] = int(env_str("DATABASE_CONN_MAX_AGE", "0"))
+    config["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 0, min=0)
     return config
 
 
@@ -87,7 +131,7 @@ def channel_layers_config(redis_url: str, prefix: str = "ratumrad") -> dict[str,
                 # the processes and are renewed on reconnect, so a restarted Redis loses
                 # only the messages in flight; clients notice by ``seq`` and resync. This
                 # process's own members of a group get its messages without Redis.
-                "BACKEND": "ratumrad_site.channel_layer.LocalFirstPubSubChannelLayer",
+                "BACKEND": "games.channel_layer.LocalFirstPubSubChannelLayer",
                 "CONFIG": {
                     "hosts": [{"address": redis_url}],
                     # Sites sharing one Redis must not hear each other's groups.
@@ -100,10 +144,12 @@ def channel_layers_config(redis_url: str, prefix: str = "ratumrad") -> dict[str,
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
 
-SECRET_KEY = env_str("DJANGO_SECRET_KEY")
+SECRET_KEY = env_secret("DJANGO_SECRET_KEY")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY or DJANGO_SECRET_KEY_FILE must be set when DJANGO_DEBUG is off"
+        )
     SECRET_KEY = "django-insecure-development-key-do-not-use-in-production"
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
@@ -184,25 +230,31 @@ CACHES = {
 # Presence: an open socket refreshes its Connection row every PRESENCE_BEAT; a row not
 # refreshed for PRESENCE_TTL belongs to a socket of a server that died, and is ignored.
 # A game socket also catches up on each beat with any change whose update was lost.
-PRESENCE_BEAT = timedelta(seconds=float(env_str("PRESENCE_BEAT_SECONDS", "30")))
+# A beat must come well within the TTL, or open sockets would count as gone.
+PRESENCE_BEAT = timedelta(seconds=env_float("PRESENCE_BEAT_SECONDS", 30, min=0.1, max=60))
 PRESENCE_TTL = timedelta(seconds=90)
 
 # Open websockets per user and per client address (0: no limit); a further one is closed
 # with 4429. Games a user created that wait for players (0: no limit).
-SOCKETS_PER_USER = int(env_str("SOCKETS_PER_USER", "20"))
-SOCKETS_PER_ADDRESS = int(env_str("SOCKETS_PER_ADDRESS", "100"))
-GAMES_WAITING_PER_USER = int(env_str("GAMES_WAITING_PER_USER", "5"))
+SOCKETS_PER_USER = env_int("SOCKETS_PER_USER", 20, min=0)
+SOCKETS_PER_ADDRESS = env_int("SOCKETS_PER_ADDRESS", 100, min=0)
+GAMES_WAITING_PER_USER = env_int("GAMES_WAITING_PER_USER", 5, min=0)
 
 # Seconds a computer player waits before its move (0: it moves at once, in the committing
 # call; the tests' setting).
-BOT_DELAY = float(env_str("BOT_DELAY_SECONDS", "0.8"))
+BOT_DELAY = env_float("BOT_DELAY_SECONDS", 0.8, min=0, max=60)
 
 # The turn timer (games/turns.py): a person's seconds per turn in public games unless the
 # creator chooses (private games have none by default). Every server process looks for
 # turns run out, and for computer players stalled since BOT_STALL, every TURN_SWEEP_SECONDS
 # (0: never; the tests call games.sweeper.sweep themselves).
-TURN_SECONDS_PUBLIC = int(env_str("TURN_SECONDS_PUBLIC", "90"))
-TURN_SWEEP_SECONDS = float(env_str("TURN_SWEEP_SECONDS", "2"))
+# 0 (no limit) or what a game may choose (games.services.TURN_SECONDS_RANGE).
+TURN_SECONDS_PUBLIC = env_int("TURN_SECONDS_PUBLIC", 90, min=0, max=3600)
+if 0 < TURN_SECONDS_PUBLIC < 10:
+    raise ImproperlyConfigured(
+        f"TURN_SECONDS_PUBLIC must be 0 or at least 10, got {TURN_SECONDS_PUBLIC}"
+    )
+TURN_SWEEP_SECONDS = env_float("TURN_SWEEP_SECONDS", 2, min=0, max=3600)
 BOT_STALL = timedelta(seconds=10)
 
 # Moves of different games run side by side in worker threads (PostgreSQL only; see
@@ -301,7 +353,7 @@ REST_FRAMEWORK = {
     },
     # Reverse proxies in front of the site: throttles trust that many X-Forwarded-For
     # entries and no more (0: the client's own address; a sent header changes nothing).
-    "NUM_PROXIES": int(env_str("NUM_PROXIES", "0")),
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0, min=0, max=10),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Rat um Rad online",

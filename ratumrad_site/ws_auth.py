@@ -26,13 +26,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from rest_framework.authtoken.models import Token
 
-
-def header(scope: dict, name: bytes) -> str | None:
-    """The first value of header ``name`` (lower case) in an ASGI scope, or None."""
-    for key, value in scope.get("headers", []):
-        if key == name:
-            return value.decode("latin1")
-    return None
+from games.scope import header
 
 
 def origin_allowed(origin: str) -> bool:

@@ -1,4 +1,4 @@
-"""The Redis channel layer of the servers (``ratumrad_site.channel_layer``): a group message
+"""The Redis channel layer of the servers (``games.channel_layer``): a group message
 reaches the sender's own members without Redis, every other process's members through it,
 and each member exactly once.
 
@@ -17,7 +17,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from redis.asyncio.client import Pipeline
 
 from games import broadcast
-from ratumrad_site.channel_layer import MARKER, RESUMED, TAG_BYTES, LocalFirstPubSubChannelLayer
+from games.channel_layer import MARKER, RESUMED, TAG_BYTES, LocalFirstPubSubChannelLayer
 from tests.real_server import PrivateRedis
 
 pytestmark = pytest.mark.skipif(

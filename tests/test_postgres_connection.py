@@ -1,4 +1,4 @@
-"""PostgreSQL connections read timestamps with psycopg's C loader (ratumrad_site.postgres),
+"""PostgreSQL connections read timestamps with psycopg's C loader (games.postgres),
 and get exactly the datetimes Django's own loader gives."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from django.db.backends.postgresql.psycopg_any import register_tzloader
 from psycopg.pq import Format
 
 from games.models import Game
-from ratumrad_site.postgres import TIMESTAMPTZ, UtcTimestampLoader
+from games.postgres import TIMESTAMPTZ, UtcTimestampLoader
 
 pytestmark = [
     pytest.mark.django_db,

@@ -3,9 +3,10 @@
 import random
 
 import pytest
+from django.db import transaction
 
 from games import selectors, services
-from games.models import BuiltRoad, DestinationCard, Event, Game, Move, Seat
+from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
 from games.ratumrad import engine
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -137,3 +138,52 @@ def test_a_whole_random_game_through_the_services_matches_the_engine(people, cou
     assert not DestinationCard.objects.filter(game=game, complete=None).exists()
     assert Event.objects.filter(game=game, kind="game_over").count() == 1
     assert Move.objects.filter(game=game).count() == replayed.seq
+
+
+@pytest.mark.parametrize(
+    ("text", "game_id", "code"),
+    [
+        ("", None, "bad_field"),
+        ("   ", None, "bad_field"),
+        (42, None, "bad_field"),
+        ("x" * (services.CHAT_MAX_LENGTH + 1), None, "too_large"),
+        ("Hallo", 987654, "not_found"),
+    ],
+)
+def test_checking_a_chat_message_refuses_bad_text_and_unknown_games(people, text, game_id, code):
+    with pytest.raises(services.ServiceError) as error:
+        services.check_chat_post(user=people[0], text=text, game_id=game_id)
+    assert error.value.code == code
+    assert not ChatMessage.objects.exists()
+
+
+def test_checking_a_chat_message_strips_it_and_finds_its_game(people):
+    game = services.game_create(user=people[0], name="Rheinufer", max_players=2)
+    assert services.check_chat_post(user=people[0], text="  Hallo  ", game_id=game.pk) == (
+        "Hallo",
+        game,
+    )
+    assert services.check_chat_post(user=people[0], text="Hoi") == ("Hoi", None)
+    assert not ChatMessage.objects.exists()  # a check writes nothing
+
+
+def test_posting_a_chat_message_stores_it_for_its_game(people):
+    game = services.game_create(user=people[0], name="Rheinufer", max_players=2)
+    message = services.chat_post(user=people[1], text=" Hallo ", game_id=game.pk)
+    stored = ChatMessage.objects.get()
+    assert (stored.pk, stored.game_id, stored.user_id, stored.text) == (
+        message.pk,
+        game.pk,
+        people[1].pk,
+        "Hallo",
+    )
+
+
+def test_a_service_called_inside_another_transaction_fails_at_once(people):
+    game = services.game_create(user=people[0], name="Rheinufer", max_players=2)
+    with pytest.raises(RuntimeError, match="durable"), transaction.atomic():
+        services.game_join(game_id=game.pk, user=people[1])
+    with pytest.raises(RuntimeError, match="durable"), transaction.atomic():
+        services.chat_post(user=people[1], text="Hallo", game_id=game.pk)
+    assert list(game.seats.values_list("user__username", flat=True)) == ["alice"]
+    assert not ChatMessage.objects.exists()

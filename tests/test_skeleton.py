@@ -39,7 +39,7 @@ def test_a_sqlite_database_url_gets_the_same_locking_options():
 
 def test_redis_url_selects_the_redis_channel_layer():
     layers = site_settings.channel_layers_config("redis://127.0.0.1:6379/0", "staging")
-    backend = "ratumrad_site.channel_layer.LocalFirstPubSubChannelLayer"
+    backend = "games.channel_layer.LocalFirstPubSubChannelLayer"
     assert layers["default"]["BACKEND"] == backend
     assert layers["default"]["CONFIG"]["hosts"] == [{"address": "redis://127.0.0.1:6379/0"}]
     assert layers["default"]["CONFIG"]["prefix"] == "staging"

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
+from django.db import transaction
 from django.utils import timezone
 
 from games import bots, selectors, services, sweeper
@@ -186,6 +187,15 @@ def test_a_game_found_overdue_is_not_expired_once_the_player_moved_in_time(peopl
     prepare(game_id, alice, bob)  # ... before both chose: a new turn, a new deadline
     assert services.turn_expire(game_id=game_id, now=timezone.now()) is False
     assert not Seat.objects.filter(game_id=game_id, autopilot=True).exists()
+
+
+def test_checking_a_turn_that_has_not_run_out_refuses_it_as_stale(people):
+    game_id = dealt(people, 2, turn_seconds=30)
+    with pytest.raises(services.TurnNotOver) as error, transaction.atomic():
+        services.check_turn_expire(game_id=game_id, now=timezone.now())
+    assert error.value.code == "stale"
+    with transaction.atomic():
+        assert services.check_turn_expire(game_id=game_id, now=later()).pk == game_id
 
 
 async def test_a_person_who_timed_out_is_replaced_and_takes_the_seat_back(people):
