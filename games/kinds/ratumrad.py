@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from games import rows
+from games.colors import color_letters, color_names
 from games.kinds import describe_with, never_sealed, random_seed
 from games.models import BuiltRoad, DestinationCard, Game, Seat
 from games.ratumrad import engine
@@ -188,8 +189,6 @@ def public_map() -> dict:
 
 def rules_context() -> dict:
     """The card legend: every colour with the letter the table and the map show on it."""
-    from games.views import color_letters, color_names  # the game page's own words
-
     letters, names = color_letters(), color_names()
     return {"card_legend": [(color, letters[color], names[color]) for color in CARD_COLORS]}
 
