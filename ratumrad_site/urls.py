@@ -6,7 +6,9 @@ from django.templatetags.static import static
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
+from games import registry
 from games import views as game_views
+from games.kinds import no_urls
 from lobby import api as lobby_api
 from lobby import language
 from lobby import views as lobby_views
@@ -51,6 +53,11 @@ def readyz(request: HttpRequest) -> JsonResponse:
     )
 
 
+def kind_urls() -> list:
+    """Every kind's own pages (its glue's ``urls``)."""
+    return [pattern for kind in registry.KINDS.values() for pattern in kind.hook("urls", no_urls)()]
+
+
 api_urlpatterns = [
     path("", include("games.urls")),
     path("auth/guest/", lobby_api.GuestView.as_view(), name="auth-guest"),
@@ -69,7 +76,7 @@ urlpatterns = [
     path("", include("lobby.urls")),
     path("games/", include("games.page_urls")),
     path("", include("rankings.urls")),
-    path("road300/daily/", game_views.road300_daily, name="road300-daily"),
+    *kind_urls(),
     path("rules/", game_views.rules_index, name="rules"),
     path("rules/<slug:kind>/", game_views.rules_page, name="rules-kind"),
     path("healthz", healthz, name="healthz"),

@@ -51,6 +51,9 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
     shell's list (``end_reasons``: the reasons its engine ends a game with). They go to its
     pages only; tests/test_table_strings.py checks every key the scripts read. Optional: a
     kind without (its table keeps its strings in its template) gets ``no_table_strings``.
+``urls() -> list``
+    The kind's own pages (Django URL patterns), included at the site's root (Road to 300: the
+    daily challenge, ``road300/daily/``). Optional: ``no_urls``.
 ``TABLE_TEMPLATE``, ``TABLE_SCRIPT`` and ``page_context(game) -> dict``
     The kind's part of the game page: the template the page's shell includes, the ES module
     (a static path) that draws the table, and what else the template needs.
@@ -77,6 +80,10 @@ def never_sealed(game) -> bool:
 
 def no_table_strings() -> dict:
     return {}
+
+
+def no_urls() -> list:
+    return []
 
 
 def describe_with(

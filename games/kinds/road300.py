@@ -18,12 +18,12 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.core.cache import cache
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.translation import gettext, ngettext
 
 from games import rows
 from games.contract import BadOption
-from games.kinds import describe_with, random_seed
+from games.kinds import describe_with, random_seed, road300_views
 from games.models import Game, Seat
 from games.road300 import engine, examples
 from games.road300.bots import strong_bot_score
@@ -296,3 +296,7 @@ _WRITERS = {
     "turn": _turn,
     "game_over": _game_over,
 }
+
+
+def urls() -> list:
+    return [path("road300/daily/", road300_views.road300_daily, name="road300-daily")]
