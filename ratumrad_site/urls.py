@@ -53,13 +53,14 @@ def readyz(request: HttpRequest) -> JsonResponse:
     )
 
 
-def kind_urls() -> list:
-    """Every kind's own pages (its glue's ``urls``)."""
-    return [pattern for kind in registry.KINDS.values() for pattern in kind.hook("urls", no_urls)()]
+def kind_urls(hook: str = "urls") -> list:
+    """Every kind's own pages (its glue's ``urls``) or API views (``api_urls``)."""
+    return [pattern for kind in registry.KINDS.values() for pattern in kind.hook(hook, no_urls)()]
 
 
 api_urlpatterns = [
     path("", include("games.urls")),
+    *kind_urls("api_urls"),
     path("auth/guest/", lobby_api.GuestView.as_view(), name="auth-guest"),
     path("auth/me/", lobby_api.MeView.as_view(), name="auth-me"),
     path("rankings/", rankings_api.RankingsView.as_view(), name="api-rankings"),

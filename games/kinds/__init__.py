@@ -54,6 +54,9 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
 ``urls() -> list``
     The kind's own pages (Django URL patterns), included at the site's root (Road to 300: the
     daily challenge, ``road300/daily/``). Optional: ``no_urls``.
+``api_urls() -> list``
+    The kind's own REST endpoints (URL patterns), included under ``api/`` (Rat um Rad: its
+    board, ``maps/basel/``). Optional: ``no_urls``.
 ``TABLE_TEMPLATE``, ``TABLE_SCRIPT`` and ``page_context(game) -> dict``
     The kind's part of the game page: the template the page's shell includes, the ES module
     (a static path) that draws the table, and what else the template needs.

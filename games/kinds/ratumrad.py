@@ -3,6 +3,7 @@ activity feed's sentences for its events."""
 
 from __future__ import annotations
 
+from django.urls import path
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from games import rows
@@ -481,3 +482,10 @@ _WRITERS = {
     "game_over": _game_over,
 }
 FEED_KINDS: tuple[str, ...] = tuple(_WRITERS)  # the events this glue writes sentences for
+
+
+def api_urls() -> list:
+    # Imported here: the view's module imports the API's, which imports this one.
+    from games.kinds.ratumrad_api import BaselMapView
+
+    return [path("maps/basel/", BaselMapView.as_view(), name="map-basel")]
