@@ -57,6 +57,10 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
 ``api_urls() -> list``
     The kind's own REST endpoints (URL patterns), included under ``api/`` (Rat um Rad: its
     board, ``maps/basel/``). Optional: ``no_urls``.
+``achievements() -> list``
+    The kind's achievements (``rankings.achievements.Achievement``: kind, key, title,
+    description, and whether a finished game earned a seat it); ``first_win`` there is one
+    any kind may list. Optional: ``no_achievements``.
 ``TABLE_TEMPLATE``, ``TABLE_SCRIPT`` and ``page_context(game) -> dict``
     The kind's part of the game page: the template the page's shell includes, the ES module
     (a static path) that draws the table, and what else the template needs.
@@ -86,6 +90,10 @@ def no_table_strings() -> dict:
 
 
 def no_urls() -> list:
+    return []
+
+
+def no_achievements() -> list:
     return []
 
 
