@@ -1,6 +1,8 @@
 """Per-kind Django glue: what the site needs of a kind beyond its pure engine.
 
-Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_module``) has:
+Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_module``) has
+the following; shared code reads an optional one through ``GameKind.hook(name, default)``.
+tests/test_toy_kind.py plays a kind whose engine and glue live in tests/ alone.
 
 ``project(game, state, seats, events, before)``
     Keep the kind's own rows in step with a state just written to ``game.state`` (in the same
