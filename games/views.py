@@ -124,7 +124,7 @@ def page_strings(kind: registry.GameKind) -> dict:
     (its glue's ``table_strings``) in one object. A table adds keys of its own and entries to
     the shell's lists (``end_reasons``); it never replaces a shell string."""
     strings = ui_strings()
-    own = getattr(kind.glue, "table_strings", kinds.no_table_strings)
+    own = kind.hook("table_strings", kinds.no_table_strings)
     for key, value in own().items():
         if isinstance(value, dict) and isinstance(strings.get(key), dict):
             strings[key] = {**strings[key], **value}
