@@ -17,7 +17,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import queries, registry, selectors, services
-from games.kinds import ratumrad
 from games.serializers import (
     ErrorSerializer,
     GameCreateSerializer,
@@ -27,7 +26,6 @@ from games.serializers import (
     GameViewSerializer,
     HintSerializer,
     KindSerializer,
-    MapSerializer,
     RematchAnswerSerializer,
     RematchSerializer,
 )
@@ -346,21 +344,6 @@ class GameRematchView(APIView):
         fields = parse(RematchAnswerSerializer, request.data)
         rematch = services.rematch_answer(game_id=game_id, user=request.user, **fields)
         return Response(selectors.rematch_state(rematch.game))
-
-
-class BaselMapView(APIView):
-    """The Basel board: locations, roads and destination cards."""
-
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        operation_id="map_basel",
-        tags=["maps"],
-        summary="The Basel board: locations, roads, destination cards, the Rhine",
-        responses={200: MapSerializer, 401: BAD_TOKEN},
-    )
-    def get(self, request: Request) -> Response:
-        return Response(ratumrad.public_map())
 
 
 class KindListView(APIView):

@@ -77,6 +77,13 @@ class GameKind:
     def glue(self) -> ModuleType:
         return importlib.import_module(self.glue_module)
 
+    def hook(self, name: str, default: Any) -> Any:
+        """The glue's optional ``name`` (see ``games.kinds``), else ``default`` (also for a kind
+        without a glue module: data only)."""
+        if not self.glue_module:
+            return default
+        return getattr(self.glue, name, default)
+
     @property
     def min_players(self) -> int:
         return self.engine.MIN_PLAYERS

@@ -55,8 +55,17 @@ class ErrorSerializer(serializers.Serializer):
 # ---------------------------------------------------------------------------- requests
 
 
+class KindField(serializers.ChoiceField):
+    """A kind of the registry as it is when the request comes (not when this module loaded)."""
+
+    def to_internal_value(self, data):
+        if list(self.choices) != list(registry.KINDS):
+            self.choices = list(registry.KINDS)
+        return super().to_internal_value(data)
+
+
 def kind_field(**kwargs) -> serializers.ChoiceField:
-    return serializers.ChoiceField(
+    return KindField(
         choices=list(registry.KINDS), help_text="the kind of game (`GET /api/kinds/`)", **kwargs
     )
 

@@ -14,5 +14,4 @@ urlpatterns = [
     path("games/<int:game_id>/hint/", api.GameHintView.as_view(), name="game-hint"),
     path("games/<int:game_id>/rematch/", api.GameRematchView.as_view(), name="game-rematch"),
     path("kinds/", api.KindListView.as_view(), name="kind-list"),
-    path("maps/basel/", api.BaselMapView.as_view(), name="map-basel"),
 ]

@@ -207,7 +207,7 @@ def achievements_of(user_id: int | None, kind: str | None = None) -> list[dict]:
         if user_id is not None
     }
     listed = []
-    for achievement in achievements.ACHIEVEMENTS:
+    for achievement in achievements.all_achievements():
         if kind is not None and achievement.kind != kind:
             continue
         row = earned.get((achievement.kind, achievement.key))

@@ -6,7 +6,9 @@ from django.templatetags.static import static
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
+from games import registry
 from games import views as game_views
+from games.kinds import no_urls
 from lobby import api as lobby_api
 from lobby import language
 from lobby import views as lobby_views
@@ -51,8 +53,14 @@ def readyz(request: HttpRequest) -> JsonResponse:
     )
 
 
+def kind_urls(hook: str = "urls") -> list:
+    """Every kind's own pages (its glue's ``urls``) or API views (``api_urls``)."""
+    return [pattern for kind in registry.KINDS.values() for pattern in kind.hook(hook, no_urls)()]
+
+
 api_urlpatterns = [
     path("", include("games.urls")),
+    *kind_urls("api_urls"),
     path("auth/guest/", lobby_api.GuestView.as_view(), name="auth-guest"),
     path("auth/me/", lobby_api.MeView.as_view(), name="auth-me"),
     path("rankings/", rankings_api.RankingsView.as_view(), name="api-rankings"),
@@ -69,7 +77,7 @@ urlpatterns = [
     path("", include("lobby.urls")),
     path("games/", include("games.page_urls")),
     path("", include("rankings.urls")),
-    path("road300/daily/", game_views.road300_daily, name="road300-daily"),
+    *kind_urls(),
     path("rules/", game_views.rules_index, name="rules"),
     path("rules/<slug:kind>/", game_views.rules_page, name="rules-kind"),
     path("healthz", healthz, name="healthz"),

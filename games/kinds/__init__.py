@@ -1,6 +1,8 @@
 """Per-kind Django glue: what the site needs of a kind beyond its pure engine.
 
-Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_module``) has:
+Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_module``) has
+the following; shared code reads an optional one through ``GameKind.hook(name, default)``.
+tests/test_toy_kind.py plays a kind whose engine and glue live in tests/ alone.
 
 ``project(game, state, seats, events, before)``
     Keep the kind's own rows in step with a state just written to ``game.state`` (in the same
@@ -51,6 +53,16 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
     shell's list (``end_reasons``: the reasons its engine ends a game with). They go to its
     pages only; tests/test_table_strings.py checks every key the scripts read. Optional: a
     kind without (its table keeps its strings in its template) gets ``no_table_strings``.
+``urls() -> list``
+    The kind's own pages (Django URL patterns), included at the site's root (Road to 300: the
+    daily challenge, ``road300/daily/``). Optional: ``no_urls``.
+``api_urls() -> list``
+    The kind's own REST endpoints (URL patterns), included under ``api/`` (Rat um Rad: its
+    board, ``maps/basel/``). Optional: ``no_urls``.
+``achievements() -> list``
+    The kind's achievements (``rankings.achievements.Achievement``: kind, key, title,
+    description, and whether a finished game earned a seat it); ``first_win`` there is one
+    any kind may list. Optional: ``no_achievements``.
 ``TABLE_TEMPLATE``, ``TABLE_SCRIPT`` and ``page_context(game) -> dict``
     The kind's part of the game page: the template the page's shell includes, the ES module
     (a static path) that draws the table, and what else the template needs.
@@ -77,6 +89,14 @@ def never_sealed(game) -> bool:
 
 def no_table_strings() -> dict:
     return {}
+
+
+def no_urls() -> list:
+    return []
+
+
+def no_achievements() -> list:
+    return []
 
 
 def describe_with(

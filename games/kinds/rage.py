@@ -9,6 +9,7 @@ from games.kinds import describe_with, never_sealed, random_seed
 from games.models import Game, Seat
 from games.rage import engine
 from games.rage.cards import COLORS
+from rankings.achievements import Achievement, Finished, first_win
 
 TABLE_TEMPLATE = "games/rage/table.html"
 TABLE_SCRIPT = "js/rage/table.js"
@@ -232,3 +233,41 @@ _WRITERS = {
     "round_dealt": _round_dealt,
     "game_over": _game_over,
 }
+
+
+def _sheet_rows(game: Finished) -> list[dict]:
+    return [
+        row for rows in game.state["sheet"] for row in rows if row["player"] == game.row["player"]
+    ]
+
+
+def _every_bid(game: Finished) -> bool:
+    rows = _sheet_rows(game)
+    return len(rows) == 10 and all(row["bid"] == row["tricks"] for row in rows)
+
+
+def _all_tricks(game: Finished) -> bool:
+    return any(row["cards"] >= 2 and row["tricks"] == row["cards"] for row in _sheet_rows(game))
+
+
+ACHIEVEMENTS = (
+    first_win("rage", gettext_lazy("Win a game of RAGE (a shared first place counts).")),
+    Achievement(
+        "rage",
+        "all_tricks",
+        gettext_lazy("Clean sweep"),
+        gettext_lazy("Win every trick of a round of two cards or more."),
+        _all_tricks,
+    ),
+    Achievement(
+        "rage",
+        "every_bid",
+        gettext_lazy("Fortune teller"),
+        gettext_lazy("Make your bid in all ten rounds of a game."),
+        _every_bid,
+    ),
+)
+
+
+def achievements() -> tuple[Achievement, ...]:
+    return ACHIEVEMENTS

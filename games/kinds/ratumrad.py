@@ -3,6 +3,7 @@ activity feed's sentences for its events."""
 
 from __future__ import annotations
 
+from django.urls import path
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from games import rows
@@ -11,6 +12,7 @@ from games.kinds import describe_with, never_sealed, random_seed
 from games.models import BuiltRoad, DestinationCard, Game, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import CARD_COLORS, GREY, basel
+from rankings.achievements import Achievement, Finished, first_win
 
 ROAD_COLORS = (*CARD_COLORS, GREY)
 HAND_COLORS = engine.COLORS
@@ -480,3 +482,44 @@ _WRITERS = {
     "game_over": _game_over,
 }
 FEED_KINDS: tuple[str, ...] = tuple(_WRITERS)  # the events this glue writes sentences for
+
+
+def api_urls() -> list:
+    # Imported here: the view's module imports the API's, which imports this one.
+    from games.kinds.ratumrad_api import BaselMapView
+
+    return [path("maps/basel/", BaselMapView.as_view(), name="map-basel")]
+
+
+def _all_destinations(game: Finished) -> bool:
+    return game.row["destinations_reached"] > 0 and game.row["destinations_missed"] == 0
+
+
+def _longest(game: Finished) -> bool:
+    best = max(row["longest_path"] for row in game.rows)
+    return best > 0 and game.row["longest_path"] == best and len(game.rows) > 1
+
+
+ACHIEVEMENTS = (
+    first_win(
+        "ratumrad", gettext_lazy("Win a game of Rat um Rad against at least one other player.")
+    ),
+    Achievement(
+        "ratumrad",
+        "all_destinations",
+        gettext_lazy("Every destination"),
+        gettext_lazy("Complete every destination card you hold at the end of a game."),
+        _all_destinations,
+    ),
+    Achievement(
+        "ratumrad",
+        "longest_path",
+        gettext_lazy("Longest route"),
+        gettext_lazy("Hold the longest path of a game (R3.3)."),
+        _longest,
+    ),
+)
+
+
+def achievements() -> tuple[Achievement, ...]:
+    return ACHIEVEMENTS

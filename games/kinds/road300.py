@@ -18,16 +18,17 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.core.cache import cache
-from django.urls import reverse
-from django.utils.translation import gettext, ngettext
+from django.urls import path, reverse
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from games import rows
 from games.contract import BadOption
-from games.kinds import describe_with, random_seed
+from games.kinds import describe_with, random_seed, road300_views
 from games.models import Game, Seat
 from games.road300 import engine, examples
 from games.road300.bots import strong_bot_score
 from games.road300.grids import CURRENT, GRIDS
+from rankings.achievements import Achievement, Finished
 
 TABLE_TEMPLATE = "games/road300/table.html"
 TABLE_SCRIPT = "js/road300/table.js"
@@ -296,3 +297,55 @@ _WRITERS = {
     "turn": _turn,
     "game_over": _game_over,
 }
+
+
+def urls() -> list:
+    return [path("road300/daily/", road300_views.road300_daily, name="road300-daily")]
+
+
+CORNERS = ([1, 1], [6, 1], [1, 6], [6, 6])
+
+
+def _corners(game: Finished) -> bool:
+    return all(corner in game.state["circled"] for corner in CORNERS)
+
+
+def _beat_bot(game: Finished) -> bool:
+    bot = game.row.get("bot_score")
+    return bot is not None and game.row["total"] > bot
+
+
+ACHIEVEMENTS = (
+    Achievement(
+        "road300",
+        "first_300",
+        gettext_lazy("The road to 300"),
+        gettext_lazy("Score 300 points or more in Road to 300."),
+        lambda game: game.row.get("won", False),
+    ),
+    Achievement(
+        "road300",
+        "four_corners",
+        gettext_lazy("Four corners"),
+        gettext_lazy("Circle all four corners of the grid in one game."),
+        _corners,
+    ),
+    Achievement(
+        "road300",
+        "beat_the_bot",
+        gettext_lazy("Better than the machine"),
+        gettext_lazy("Score more than the strong computer player on the same dice."),
+        _beat_bot,
+    ),
+    Achievement(
+        "road300",
+        "daily",
+        gettext_lazy("Daily player"),
+        gettext_lazy("Finish a daily challenge."),
+        lambda game: bool(game.options.get("daily")),
+    ),
+)
+
+
+def achievements() -> tuple[Achievement, ...]:
+    return ACHIEVEMENTS
