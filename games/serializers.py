@@ -12,10 +12,11 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from games import registry
-from games.kinds import ratumrad
 from games.models import Game
+from games.ratumrad import engine as ratumrad_engine
+from games.ratumrad.board import CARD_COLORS, GREY
 
-COLOR_CHOICES = list(ratumrad.ROAD_COLORS)
+COLOR_CHOICES = [*CARD_COLORS, GREY]
 TURN_CHOICES = ["second_card", "choose_destinations"]
 LIST_LIMIT = 50
 LIST_MAX_LIMIT = 100
@@ -170,7 +171,7 @@ class HeldDestinationSerializer(DestinationSerializer):
 def hand_field(**kwargs) -> serializers.DictField:
     return serializers.DictField(
         child=serializers.IntegerField(),
-        help_text=f"wheel cards by colour: {', '.join(ratumrad.HAND_COLORS)}",
+        help_text=f"wheel cards by colour: {', '.join(ratumrad_engine.COLORS)}",
         **kwargs,
     )
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from django.utils.translation import gettext_lazy as _
 
 from games import registry
-from games.kinds import no_achievements
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ def all_achievements() -> list[Achievement]:
 def of_kind(kind: str) -> list[Achievement]:
     if kind not in registry.KINDS:
         return []
-    return list(registry.get(kind).hook("achievements", no_achievements)())
+    return list(registry.get(kind).hook("achievements", list)())
 
 
 def earned_by(kind: str, game: Finished) -> list[Achievement]:

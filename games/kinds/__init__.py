@@ -62,7 +62,7 @@ tests/test_toy_kind.py plays a kind whose engine and glue live in tests/ alone.
 ``achievements() -> list``
     The kind's achievements (``rankings.achievements.Achievement``: kind, key, title,
     description, and whether a finished game earned a seat it); ``first_win`` there is one
-    any kind may list. Optional: ``no_achievements``.
+    any kind may list. Optional: none means no achievements.
 ``TABLE_TEMPLATE``, ``TABLE_SCRIPT`` and ``page_context(game) -> dict``
     The kind's part of the game page: the template the page's shell includes, the ES module
     (a static path) that draws the table, and what else the template needs.
@@ -92,10 +92,6 @@ def no_table_strings() -> dict:
 
 
 def no_urls() -> list:
-    return []
-
-
-def no_achievements() -> list:
     return []
 
 

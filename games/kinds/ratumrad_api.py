@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.urls import path
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -26,3 +27,6 @@ class BaselMapView(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(ratumrad.public_map())
+
+
+urlpatterns = [path("maps/basel/", BaselMapView.as_view(), name="map-basel")]

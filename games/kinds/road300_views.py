@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -66,3 +66,6 @@ def _daily_games(user, day: str):
     return Game.objects.filter(
         kind="road300", seats__user=user, options__daily=True, options__day=day
     ).exclude(status=Game.Status.ABORTED)
+
+
+urlpatterns = [path("road300/daily/", road300_daily, name="road300-daily")]
