@@ -45,8 +45,8 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connections  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from games import services  # noqa: E402
 from games.models import Game  # noqa: E402
+from games.services.admin import game_abort  # noqa: E402
 from ratumrad_site.asgi import application  # noqa: E402
 
 logging.getLogger("django.request").setLevel(logging.ERROR)  # refusals are the point here
@@ -479,7 +479,7 @@ async def main(seed: int) -> None:
     sp_ws = Socket("Emil-sp", f"/ws/games/{sp}/", emil)
     await sp_ws.connect()
     await sp_ws.recv()
-    await sync_to_async(services.game_abort)(game_id=sp)
+    await sync_to_async(game_abort)(game_id=sp)
     capture("aborted: Emil", await sp_ws.until("STATE"))
     await sp_ws.close()
 

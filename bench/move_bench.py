@@ -5,7 +5,7 @@ database and channel layer.
     DATABASE_URL=sqlite:////tmp/bench.sqlite3 .venv/bin/python bench/move_bench.py [--moves 200]
 
 Use a throwaway database: the script migrates it and creates users and a 4-player game.
-Prints the median and p90 of ``services.move_apply`` in milliseconds, the statements it sends
+Prints the median and p90 of ``games.moves.play.move_apply`` in milliseconds, the statements
 to the database, the size of the stored state, and the CPU time it takes in this process
 (what a server process spends on a move before any socket work) and, on PostgreSQL, in the
 database's backend process.
@@ -14,8 +14,9 @@ Then, as a floor, the same figures for the least a durable move needs, in plain 
 ORM and no rules: lock the game row, write a state of the same size and one log row, commit.
 
 ``--compare`` (PostgreSQL) makes every other move under the game row's lock, as SQLite does,
-instead of in one guarded statement (``rows.guarded``), and prints the figures of each way:
-taken turn about in one run, the two share whatever the machine is doing meanwhile.
+instead of in one guarded statement (``games.moves.play.prepare_guarded``), and prints the
+figures of each way: taken turn about in one run, the two share whatever the machine is doing
+meanwhile.
 """
 
 from __future__ import annotations
@@ -56,9 +57,11 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from games import selectors, services
+    from games import selectors
     from games.models import Game
+    from games.moves import play
     from games.ratumrad import engine
+    from games.services.lifecycle import game_create, game_join, game_start
 
     call_command("migrate", verbosity=0)
     tag = uuid.uuid4().hex[:8]
@@ -73,7 +76,6 @@ def main() -> None:
     statements: list[int] = []
     ways = ("guarded", "locked") if args.compare else ("",)
     by_way = {way: {"times": [], "cpu": [], "backend": 0.0} for way in ways}
-    tries = services.UNLOCKED_TRIES
     state_bytes: list[int] = []
 
     def count(execute, sql, params, many, context):
@@ -82,21 +84,20 @@ def main() -> None:
 
     while len(times) < args.moves:
         if game is None or game.status == Game.Status.FINISHED:
-            game = services.game_create(user=users[0], name=f"bench {tag}", max_players=4)
+            game = game_create(user=users[0], name=f"bench {tag}", max_players=4)
             for user in users[1:]:
-                services.game_join(game_id=game.pk, user=user)
-            game = services.game_start(game_id=game.pk, user=users[0])
+                game_join(game_id=game.pk, user=user)
+            game = game_start(game_id=game.pk, user=users[0])
         state = selectors.engine_state(game)
         movers = [p.id for p in state.players if engine.turn_moves(state, p.id)]
         mover = rng.choice(movers)
         move = rng.choice(engine.turn_moves(state, mover))
         way = ways[len(times) % len(ways)]
-        services.UNLOCKED_TRIES = 0 if way == "locked" else tries
         backend_started = cpu_seconds(backend)
         statements.append(0)
         started, cpu = time.perf_counter(), time.process_time()
         with connection.execute_wrapper(count):
-            services.move_apply(game_id=game.pk, user=by_id[mover], move=move)
+            play.move_apply(game_id=game.pk, user=by_id[mover], move=move, guarded=way != "locked")
         times.append(time.perf_counter() - started)
         cpu_times.append(time.process_time() - cpu)
         backend_cpu += cpu_seconds(backend) - backend_started

@@ -7,8 +7,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from games import registry, services
+from games import errors, registry
 from games.models import BuiltRoad, DestinationCard, Game, Move, Seat
+from games.services.admin import game_abort, game_end_now
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -205,7 +206,7 @@ class GameAdmin(admin.ModelAdmin):
         for game in queryset:
             try:
                 service(game_id=game.pk)
-            except services.ServiceError as error:
+            except errors.ServiceError as error:
                 self.message_user(request, f"#{game.pk}: {error.message}", messages.WARNING)
             else:
                 done += 1
@@ -217,7 +218,7 @@ class GameAdmin(admin.ModelAdmin):
         self._run(
             request,
             queryset,
-            services.game_abort,
+            game_abort,
             lambda n: ngettext("%(n)d game aborted.", "%(n)d games aborted.", n) % {"n": n},
         )
 
@@ -226,6 +227,6 @@ class GameAdmin(admin.ModelAdmin):
         self._run(
             request,
             queryset,
-            services.game_end_now,
+            game_end_now,
             lambda n: ngettext("%(n)d game ended.", "%(n)d games ended.", n) % {"n": n},
         )

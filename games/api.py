@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import queries, registry, selectors, services
+from games import queries, registry, selectors
 from games.serializers import (
     ErrorSerializer,
     GameCreateSerializer,
@@ -29,6 +29,8 @@ from games.serializers import (
     RematchAnswerSerializer,
     RematchSerializer,
 )
+from games.services.lifecycle import game_create, game_join, game_start, rematch_answer
+from games.services.seats import game_leave
 
 
 def parse(serializer_class: type[serializers.Serializer], data: Any) -> dict:
@@ -134,7 +136,7 @@ class GameListView(APIView):
     )
     def post(self, request: Request) -> Response:
         fields = parse(GameCreateSerializer, request.data)
-        game = services.game_create(user=request.user, **fields)
+        game = game_create(user=request.user, **fields)
         location = reverse("game-detail", kwargs={"game_id": game.pk})
         return Response(selectors.game_summary(game), status=201, headers={"Location": location})
 
@@ -161,7 +163,7 @@ class GameJoinView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        seat = services.game_join(game_id=game_id, user=request.user)
+        seat = game_join(game_id=game_id, user=request.user)
         return Response(selectors.game_summary(seat.game))
 
 
@@ -192,7 +194,7 @@ class GameStartView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = services.game_start(game_id=game_id, user=request.user)
+        game = game_start(game_id=game_id, user=request.user)
         return Response(selectors.game_summary(game))
 
 
@@ -226,7 +228,7 @@ class GameLeaveView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = services.game_leave(game_id=game_id, user=request.user)
+        game = game_leave(game_id=game_id, user=request.user)
         return Response(selectors.game_summary(game))
 
 
@@ -342,7 +344,7 @@ class GameRematchView(APIView):
     )
     def post(self, request: Request, game_id: int) -> Response:
         fields = parse(RematchAnswerSerializer, request.data)
-        rematch = services.rematch_answer(game_id=game_id, user=request.user, **fields)
+        rematch = rematch_answer(game_id=game_id, user=request.user, **fields)
         return Response(selectors.rematch_state(rematch.game))
 
 

@@ -8,7 +8,7 @@ latter (the kind's ``default_bot``).
 game being played that has bot seats, which calls :func:`kick`; the game socket calls it on
 ``SYNC`` too. A bot decides from its own seat's
 view (``selectors.game_view``), exactly what a person in that seat would be sent, and moves
-through ``services.move_apply`` with the ``expect_seq`` it decided on. So a bot moves at most
+through ``play.move_apply`` with the ``expect_seq`` it decided on. So a bot moves at most
 once per turn however many drivers run: a second driver's move is ``stale`` and dropped.
 
 * ``BOT_DELAY`` 0 (tests): the bots move at once, one after the other, inside the call that
@@ -36,8 +36,9 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connections
 
-from games import registry, selectors, serverloop, services
+from games import errors, registry, selectors, serverloop
 from games.models import Game, Seat
+from games.moves import play
 
 logger = logging.getLogger(__name__)
 
@@ -168,9 +169,9 @@ def step(game_id: int) -> bool:
         bot = kind.engine.make_bot(seat.bot or kind.default_bot, seed=game.seed + game.seq)
         move = bot.choose(view)
     try:
-        services.move_apply(
+        play.move_apply(
             game_id=game_id, user=seat.user, move=move, expect_seq=view["seq"], by_bot=True
         )
-    except services.Stale:
+    except errors.Stale:
         return False  # another driver moved first, or the person took the seat back
     return True

@@ -45,7 +45,7 @@ def _send_all(messages: list[tuple[str, dict]]) -> None:
     layer = get_channel_layer()
     if layer is None or not messages:
         return
-    if _on_a_loop():  # a move made on the event loop (games.async_moves)
+    if _on_a_loop():  # a move made on the event loop (games.moves.on_loop)
         _start_sending(layer, messages)
         return
     loop = serverloop.get()
@@ -132,7 +132,7 @@ def game_changed(
             "players": [[row["id"], row.get("name", "")] for row in public["players"]],
             "frames": frames,  # by the seated user's id, as a string
             "public": wire.state_frame(public),
-            # Who is to move now: their servers read the game ahead (games.async_moves).
+            # Who is to move now: their servers read the game ahead (games.moves.on_loop).
             "movers": [user_id for user_id in movers if str(user_id) in frames],
         },
     )

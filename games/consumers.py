@@ -27,7 +27,6 @@ import math
 import re
 import time
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from asgiref.sync import sync_to_async
@@ -37,14 +36,18 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connection
+from django.db import DatabaseError
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
-from games import async_moves, bots, broadcast, registry, selectors, services, wire
+from games import bots, broadcast, errors, registry, selectors, wire
 from games.limits import SocketSlots, scope_address
 from games.models import ChatMessage, Connection, Game, Seat
+from games.moves import on_loop, paths
 from games.scope import header
+from games.services.chat import chat_post
+from games.services.lifecycle import rematch_answer
+from games.services.seats import game_leave, seat_take_back
 
 logger = logging.getLogger(__name__)
 
@@ -65,57 +68,7 @@ CLOSE_TOO_MANY_SOCKETS = 4429
 CLOSE_SERVER_ERROR = 1011
 
 
-def parallel_moves() -> bool:
-    """Whether moves run off the shared sync thread, side by side (``PARALLEL_MOVES``).
-
-    On PostgreSQL the moves of different games then run at the same time (each locks its own
-    game's row) and one slow move does not hold up every other socket of the process. SQLite
-    has one writer at a time anyway, and its shared-cache test databases refuse a second
-    writer instead of waiting: there every move takes the shared thread.
-    """
-    return settings.PARALLEL_MOVES and connection.vendor != "sqlite"
-
-
-# The worker threads of parallel moves that take the thread's way (as many as asyncio's
-# default executor has).
-_move_threads = ThreadPoolExecutor(thread_name_prefix="moves")
-
-
-def _with_connection(kwargs: dict) -> services.MoveResult:
-    # As ``database_sync_to_async`` does: a broken or expired connection is closed before and
-    # after, and the next query opens a new one.
-    close_old_connections()
-    try:
-        return services.move_apply(**kwargs)
-    finally:
-        close_old_connections()
-
-
-def reads_ahead() -> bool:
-    """Whether a socket's process reads a game ahead of its player's move
-    (``async_moves.prefetch``): when moves are made on the event loop."""
-    return settings.MOVES_ON_EVENT_LOOP and parallel_moves()
-
-
-async def apply_move(**kwargs) -> services.MoveResult:
-    """``services.move_apply``: with ``parallel_moves()`` on the event loop itself where it can
-    (``games.async_moves``, unless ``MOVES_ON_EVENT_LOOP`` is off), else in a worker thread of
-    its own; on SQLite in the shared sync thread.
-
-    ``database_sync_to_async`` also copies the task's context variables into the thread and
-    back, which a move does not read: 70-130 against 50 µs of CPU per hop.
-    """
-    if not parallel_moves():
-        return await database_sync_to_async(services.move_apply)(**kwargs)
-    if settings.MOVES_ON_EVENT_LOOP:
-        result = await async_moves.move_apply(**kwargs)
-        if result is not None:
-            return result
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_move_threads, _with_connection, kwargs)
-
-
-class Refused(services.ServiceError):
+class Refused(errors.ServiceError):
     """A client message the socket answers with ``ERROR`` (in the socket's language)."""
 
     def __init__(self, code: str, message: str, **params: object):
@@ -154,7 +107,7 @@ def _chat_post(user, text, game_id: int | None) -> None:
             lines=CHAT_LINES,
             seconds=CHAT_WINDOW.seconds,
         )
-    services.chat_post(user=user, text=text, game_id=game_id)
+    chat_post(user=user, text=text, game_id=game_id)
 
 
 def _not_json(constant: str) -> None:
@@ -373,7 +326,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
                     "unknown_type", "unknown message type {type}", type=repr(message["type"])
                 )
             await getattr(self, handler)(message, ref)
-        except services.ServiceError as error:  # Refused too
+        except errors.ServiceError as error:  # Refused too
             await self.send_refusal(error, ref)
         except DatabaseError:
             # The transaction was rolled back: nothing changed, and the client may try again.
@@ -427,9 +380,9 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     ) -> None:
         """``ERROR`` with ``message`` (an English template filled with ``params``) in the
         socket's language."""
-        await self.send_refusal(services.ServiceError(message, code, **params), ref)
+        await self.send_refusal(errors.ServiceError(message, code, **params), ref)
 
-    async def send_refusal(self, error: services.ServiceError, ref: str | None) -> None:
+    async def send_refusal(self, error: errors.ServiceError, ref: str | None) -> None:
         with translation.override(self.language):
             message = error.message
         await self.send_json({"type": "ERROR", "code": error.code, "message": message, "ref": ref})
@@ -499,8 +452,8 @@ class GameConsumer(ProtocolConsumer):
             )
             await self.close(CLOSE_FORBIDDEN)
             return
-        if self.seated and reads_ahead():
-            async_moves.open_soon()
+        if self.seated and paths.reads_ahead():
+            on_loop.open_soon()
         moves = {move_type: "on_move" for move_type in self.kind.engine.MOVE_TYPES}
         self.handlers = {**moves, **type(self).handlers}
         self.joined_at = time.time()
@@ -542,7 +495,7 @@ class GameConsumer(ProtocolConsumer):
             game_id=self.game_id, user=self.user, autopilot=True, left=False
         ).exists():
             # Back at the table (a reload, a new device): the person plays again.
-            services.seat_take_back(game_id=self.game_id, user=self.user)
+            seat_take_back(game_id=self.game_id, user=self.user)
         return self._view(), arrived
 
     def _exit(self) -> tuple[bool, bool]:
@@ -554,7 +507,7 @@ class GameConsumer(ProtocolConsumer):
     def _view(self) -> dict:
         game = Game.objects.filter(pk=self.game_id).first()
         if game is None:
-            raise services.NotFound("there is no game {game}", game=self.game_id)
+            raise errors.NotFound("there is no game {game}", game=self.game_id)
         return selectors.game_view(game, self.user.pk)
 
     # client messages
@@ -566,7 +519,7 @@ class GameConsumer(ProtocolConsumer):
         ):
             raise Refused("bad_field", "'expect_seq' must be a whole number")
         self.check_move_rate()
-        result = await apply_move(
+        result = await paths.apply_move(
             game_id=self.game_id, user=self.user, move=message, expect_seq=expect_seq
         )
         # The update itself reaches every client (this one too) through its group.
@@ -581,19 +534,15 @@ class GameConsumer(ProtocolConsumer):
         await self.post_chat(message, self.game_id)
 
     async def on_take_seat_back(self, message: dict, ref: str | None) -> None:
-        seq = await database_sync_to_async(services.seat_take_back)(
-            game_id=self.game_id, user=self.user
-        )
+        seq = await database_sync_to_async(seat_take_back)(game_id=self.game_id, user=self.user)
         await self.send_json({"type": "ACK", "ref": ref, "seq": seq})
 
     async def on_leave_game(self, message: dict, ref: str | None) -> None:
-        game = await database_sync_to_async(services.game_leave)(
-            game_id=self.game_id, user=self.user
-        )
+        game = await database_sync_to_async(game_leave)(game_id=self.game_id, user=self.user)
         await self.send_json({"type": "ACK", "ref": ref, "seq": game.seq})
 
     async def on_rematch(self, message: dict, ref: str | None) -> None:
-        rematch = await database_sync_to_async(services.rematch_answer)(
+        rematch = await database_sync_to_async(rematch_answer)(
             game_id=self.game_id, user=self.user, accept=message.get("accept", True)
         )
         # Every socket of the game (this one too) gets its STATE with the offer as it stands.
@@ -641,8 +590,8 @@ class GameConsumer(ProtocolConsumer):
             return
         self.sent_seq, self.sent_status = message["seq"], message["status"]
         await self.send(text_data=frame)
-        if self.user.pk in message.get("movers", ()) and reads_ahead():
-            async_moves.prefetch(self.game_id, message["seq"])
+        if self.user.pk in message.get("movers", ()) and paths.reads_ahead():
+            on_loop.prefetch(self.game_id, message["seq"])
 
     async def on_beat(self) -> None:
         """Send what this socket missed: changes whose update never came (lost in the channel
@@ -684,8 +633,8 @@ class GameConsumer(ProtocolConsumer):
         return events, selectors.game_view(game, self.user.pk)
 
     async def presence_changed(self, message: dict) -> None:
-        if reads_ahead():  # the read ahead knew the presence before this change
-            async_moves.forget(self.game_id)
+        if paths.reads_ahead():  # the read ahead knew the presence before this change
+            on_loop.forget(self.game_id)
         if message.get("sender") == self.channel_name:
             return
         if message.get("at", math.inf) < self.joined_at:

@@ -81,7 +81,7 @@ class Game(models.Model):
 #
 # A change of a seat of a game being played also writes the game's row (services: _record,
 # _record_seats, do_game_abort): a move read without a lock checks only the version of the
-# game's row before it writes (rows.guarded).
+# game's row before it writes (games.moves.play.prepare_guarded).
 
 
 class Seat(models.Model):
@@ -197,7 +197,7 @@ class Event(models.Model):
 
 class Rematch(models.Model):
     """A finished game's offer of the same game again: the same seats, the same computer
-    players, the same options (``games.services.rematch_answer``).
+    players, the same options (``games.services.lifecycle.rematch_answer``).
 
     Every person of the finished game answers; once all of them accepted, ``new_game`` is
     dealt. One decline ends the offer. Written under the finished game's lock.

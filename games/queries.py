@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.db.models import Count, Q, QuerySet
 
 from games import registry, selectors
+from games.errors import Conflict, Forbidden, NotFound
 from games.models import Game, Seat
-from games.services import Conflict, Forbidden, NotFound
 
 
 def listed_games(user_id: int | None) -> QuerySet[Game]:

@@ -11,8 +11,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from games import registry, rows
+from games import registry
 from games.models import ChatMessage, Connection, Event, Game, Rematch, Seat
+from games.moves import sql
 
 
 def game_summary(game: Game, seat_count: int | None = None) -> dict:
@@ -54,7 +55,7 @@ def _seat_columns() -> tuple[str, str]:
     parameter), and the join of its account; only table and column names are formatted in."""
     user_meta = get_user_model()._meta
     username = user_meta.get_field(get_user_model().USERNAME_FIELD).column
-    select = f"""{rows.columns(Seat, "seat")}, account.{username}, EXISTS (
+    select = f"""{sql.columns(Seat, "seat")}, account.{username}, EXISTS (
             SELECT 1 FROM {Connection._meta.db_table} live
             WHERE live.game_id = seat.game_id AND live.user_id = seat.user_id
               AND live.seen >= %s
@@ -66,7 +67,7 @@ def _seat_columns() -> tuple[str, str]:
 def _with_presence(row: Sequence) -> Seat:
     """A seat from the columns of ``_seat_columns``."""
     count = len(Seat._meta.concrete_fields)
-    seat = rows.build(Seat, row[:count])
+    seat = sql.build(Seat, row[:count])
     seat.username = row[count]
     seat.connected = bool(row[count + 1])  # SQLite answers 0 or 1
     return seat
@@ -82,7 +83,7 @@ def seats_with_presence(game_id: int) -> list[Seat]:
     join and an EXISTS) than the database takes to answer it.
     """
     params = [timezone.now() - settings.PRESENCE_TTL, game_id]
-    return [_with_presence(row) for row in rows.fetch_rows(_presence_sql(), params)]
+    return [_with_presence(row) for row in sql.fetch_rows(_presence_sql(), params)]
 
 
 @functools.cache  # the statement's text is the same for every game: built once
@@ -93,12 +94,12 @@ def _presence_sql() -> str:
 
 
 def versioned_game_with_seats(game_id: int) -> tuple[Game | None, list[Seat]]:
-    """A game read without a lock, with its row's version for ``rows.guarded`` (PostgreSQL),
+    """A game read without a lock, with its row's version for a guarded write (PostgreSQL),
     and its seats as ``seats_with_presence`` reads them: one statement, one consistent read.
 
     The game's columns come again in each seat's row (a game has at most eight seats).
     """
-    return versioned_from_rows(rows.fetch_rows(*versioned_query(game_id)))
+    return versioned_from_rows(sql.fetch_rows(*versioned_query(game_id)))
 
 
 def versioned_query(game_id: int) -> tuple[str, list]:
@@ -111,7 +112,7 @@ def versioned_from_rows(found: list[tuple]) -> tuple[Game | None, list[Seat]]:
     if not found:
         return None, []
     count = len(Game._meta.concrete_fields)
-    game = rows.build(Game, found[0][:count])
+    game = sql.build(Game, found[0][:count])
     game._row_version = found[0][count]
     # A game without seats comes as one row whose seat columns are NULL.
     seats = [_with_presence(row[count + 1 :]) for row in found if row[count + 1] is not None]
@@ -122,7 +123,7 @@ def versioned_from_rows(found: list[tuple]) -> tuple[Game | None, list[Seat]]:
 def _versioned_sql() -> str:
     select, account = _seat_columns()
     meta = Game._meta
-    return f"""SELECT {rows.columns(Game, "game")}, game.{rows.VERSION}, {select}
+    return f"""SELECT {sql.columns(Game, "game")}, game.{sql.VERSION}, {select}
         FROM {meta.db_table} game
         LEFT JOIN {Seat._meta.db_table} seat ON seat.game_id = game.{meta.pk.column}
         LEFT JOIN {account}

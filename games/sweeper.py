@@ -8,7 +8,7 @@ So the computer moves right after the clock shows 0:00, not a sweep and a bot de
 Every server process also runs a sweep, as a task on its event loop (started by its first
 connection, so that the in-memory channel layer carries what it broadcasts). Every
 ``TURN_SWEEP_SECONDS`` it puts the seats of people whose turn timer ran out on autopilot
-(``services.turn_expire``; a timer lost with a process that died), and restarts the bot
+(``turn_expire``; a timer lost with a process that died), and restarts the bot
 driver of games whose computer player should have moved but has not for ``BOT_STALL`` (a bot
 timer lost with a crashed process).
 Several processes may sweep the same game: ``turn_expire`` locks the game and looks at the
@@ -28,8 +28,9 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from games import bots, serverloop, services
+from games import bots, serverloop
 from games.models import Game
+from games.services.seats import turn_expire
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ def _fire(loop: asyncio.AbstractEventLoop, game_id: int) -> None:
 
 async def _expire(game_id: int) -> None:
     try:  # False: the player moved in time, or another process was first
-        await database_sync_to_async(services.turn_expire)(game_id=game_id)
+        await database_sync_to_async(turn_expire)(game_id=game_id)
     except Exception:
         logger.exception("game %s: the turn timer failed", game_id)
 
@@ -77,7 +78,7 @@ def sweep(now: datetime | None = None) -> int:
     expired = 0
     for game_id in list(due.values_list("pk", flat=True)[:BATCH]):
         try:
-            expired += services.turn_expire(game_id=game_id, now=now)
+            expired += turn_expire(game_id=game_id, now=now)
         except Exception:
             logger.exception("game %s: the turn timer failed", game_id)
     stalled = playing.filter(

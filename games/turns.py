@@ -6,7 +6,7 @@ short cards yet, later the current player). The deadline is set when such a turn
 stays while the same turn goes on (the kind's ``turn_key``: in Rat um Rad the second card of
 a draw, choosing drawn destination cards). Computer players and seats on autopilot have none:
 the bot driver moves for them. When a deadline passes, the sweeper (``games.sweeper``) puts
-the late seats on autopilot through ``services.turn_expire``.
+the late seats on autopilot through ``games.services.seats.turn_expire``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
-from games import kinds, queries, registry, selectors, services
+from games import errors, kinds, queries, registry, selectors
 from games.colors import color_letters, color_names
 from games.models import Game
 from rankings import selectors as rankings
@@ -140,7 +140,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
     try:
         queries.check_visible(game, request.user.pk)
-    except services.ServiceError as refused:
+    except errors.ServiceError as refused:
         raise PermissionDenied(refused.message) from None
     state = selectors.game_view(game, request.user.pk)
     kind = registry.get(game.kind)

@@ -13,11 +13,12 @@ from __future__ import annotations
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 
-from games import broadcast, queries, registry, selectors, services
+from games import broadcast, queries, registry, selectors
 from games.consumers import ProtocolConsumer, Refused
 from games.errors import problems
 from games.models import Connection, Game
 from games.serializers import GameCreateSerializer
+from games.services import lifecycle
 
 GAMES_LISTED = 100  # the newest games; older ones are in the REST list
 HISTORY_LINES = 50  # lobby chat lines sent for REQUEST_HISTORY
@@ -35,7 +36,7 @@ def game_create(user, message: dict) -> dict:
     if not serializer.is_valid():
         found = "; ".join(problems(serializer.errors))  # DRF's words, in the active language
         raise Refused("bad_field", found)
-    game = services.game_create(user=user, **serializer.validated_data)
+    game = lifecycle.game_create(user=user, **serializer.validated_data)
     return selectors.game_summary(game)
 
 
@@ -116,7 +117,7 @@ class LobbyConsumer(ProtocolConsumer):
 
     async def on_join(self, message: dict, ref: str | None) -> None:
         game_id = _game_id(message.get("game_id"))
-        await database_sync_to_async(services.game_join)(game_id=game_id, user=self.user)
+        await database_sync_to_async(lifecycle.game_join)(game_id=game_id, user=self.user)
         await self.send_json({"type": "JOINED_GAME", "game_id": message["game_id"], "ref": ref})
 
     async def on_create(self, message: dict, ref: str | None) -> None:

@@ -10,7 +10,8 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games import registry, services
+from games import errors, registry
+from games.services import lifecycle
 from lobby.models import NAME_MAX_LENGTH, Guest, clean_name, name_is_free
 
 SEAT_CHOICES = [(n, str(n)) for n in range(2, 9)]  # each kind takes its own range of these
@@ -41,7 +42,7 @@ def checked_name(raw: str) -> str:
     """A free player name (the guests' rules), else a ValidationError for the form."""
     try:
         name = clean_name(raw)
-    except services.ServiceError as error:
+    except errors.ServiceError as error:
         raise name_error(error.code) from None
     if not name_is_free(name):
         raise name_error("name_taken")
@@ -62,7 +63,7 @@ class GuestForm(forms.Form):
         """The new guest; None (with the error on the form) if someone took the name first."""
         try:
             return Guest.objects.create_guest(name=self.cleaned_data["name"])
-        except services.ServiceError as error:
+        except errors.ServiceError as error:
             self.add_error("name", name_error(error.code))
             return None
 
@@ -142,7 +143,7 @@ class NewGameForm(forms.Form):
     kind = forms.ChoiceField(
         label=_("Game"), widget=forms.RadioSelect, initial=registry.DEFAULT_KIND, required=False
     )
-    name = forms.CharField(label=_("Name of the game"), max_length=services.NAME_MAX_LENGTH)
+    name = forms.CharField(label=_("Name of the game"), max_length=lifecycle.NAME_MAX_LENGTH)
     max_players = forms.TypedChoiceField(
         label=_("Seats"), choices=SEAT_CHOICES, coerce=int, initial=4, required=False
     )
@@ -230,10 +231,10 @@ class NewGameForm(forms.Form):
         if table.get("bots") is None:
             table.pop("bots", None)
         try:
-            return services.game_create(
+            return lifecycle.game_create(
                 user=user, name=data["name"], kind=kind.key, options=options, **table
             )
-        except services.ServiceError as error:
+        except errors.ServiceError as error:
             message = gettext("The game could not be created. Please try again.")
             if error.code in ("rate_limited", "too_many_waiting"):
                 message = error.message

@@ -13,7 +13,8 @@ from django.db import IntegrityError, models, transaction
 from django.utils.translation import gettext_lazy as _
 from rest_framework.authtoken.models import Token
 
-from games.services import BOT_NAMES, ServiceError
+from games.errors import ServiceError
+from games.services.lifecycle import BOT_NAMES
 
 NAME_MAX_LENGTH = 32
 
@@ -43,7 +44,7 @@ def name_is_free(name: str) -> bool:
     """No player has this name in any case, and it is not a computer player's name.
 
     People never get a name of the bot pool, whether or not that bot has played yet: a bot
-    never plays in a person's name (``games.services._bot_users``), and nobody may pass
+    never plays in a person's name (``games.services.lifecycle.bot_users``), and nobody may pass
     for a bot.
     """
     return not (

@@ -15,8 +15,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import registry, selectors, services
+from games import errors, registry, selectors
 from games.models import Game, Seat
+from games.services.lifecycle import game_join
 from lobby.api import GuestThrottle, RegisterThrottle, login_allowed
 from lobby.consumers import chat_history, games_list
 from lobby.forms import GuestForm, KeepNameForm, LoginForm, NewGameForm, RegisterForm
@@ -163,8 +164,8 @@ def lobby_strings() -> dict:
 def join(request: HttpRequest, game_id: int) -> HttpResponse:
     """Take a seat (the lobby script does the same over the socket)."""
     try:
-        services.game_join(game_id=game_id, user=request.user)
-    except services.ServiceError as error:
+        game_join(game_id=game_id, user=request.user)
+    except errors.ServiceError as error:
         if error.code != "already_seated":
             messages.error(request, service_messages().get(error.code, error.message))
             return redirect("home")

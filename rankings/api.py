@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.api import BAD_FIELD, BAD_TOKEN, error, parse
+from games.errors import NotFound
 from games.serializers import kind_field
-from games.services import NotFound
 from rankings import selectors
 
 RATING_HELP = (

@@ -16,8 +16,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
 
-from games.errors import problems
-from games.services import ServiceError
+from games.errors import ServiceError, problems
 
 CODES: list[tuple[type[exceptions.APIException], str]] = [
     (exceptions.ValidationError, "bad_field"),

@@ -248,7 +248,7 @@ BOT_DELAY = env_float("BOT_DELAY_SECONDS", 0.8, min=0, max=60)
 # creator chooses (private games have none by default). Every server process looks for
 # turns run out, and for computer players stalled since BOT_STALL, every TURN_SWEEP_SECONDS
 # (0: never; the tests call games.sweeper.sweep themselves).
-# 0 (no limit) or what a game may choose (games.services.TURN_SECONDS_RANGE).
+# 0 (no limit) or what a game may choose (games.services.lifecycle.TURN_SECONDS_RANGE).
 TURN_SECONDS_PUBLIC = env_int("TURN_SECONDS_PUBLIC", 90, min=0, max=3600)
 if 0 < TURN_SECONDS_PUBLIC < 10:
     raise ImproperlyConfigured(
@@ -258,10 +258,10 @@ TURN_SWEEP_SECONDS = env_float("TURN_SWEEP_SECONDS", 2, min=0, max=3600)
 BOT_STALL = timedelta(seconds=10)
 
 # Moves of different games run side by side in worker threads (PostgreSQL only; see
-# games.consumers.parallel_moves).
+# games.moves.paths.parallel_moves).
 PARALLEL_MOVES = env_bool("PARALLEL_MOVES", True)
 # With parallel moves, a move's two statements go from the event loop itself, through a
-# small pool of async connections per process (games.async_moves); off: from a worker thread.
+# small pool of async connections per process (games.moves.on_loop); off: from a worker thread.
 MOVES_ON_EVENT_LOOP = env_bool("MOVES_ON_EVENT_LOOP", True)
 
 AUTH_PASSWORD_VALIDATORS = [

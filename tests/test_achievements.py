@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from games import services
 from games.models import Game, Seat
+from games.services.lifecycle import game_create
 from rankings import achievements
 from rankings.models import EarnedAchievement
 from rankings.services import award_achievements
@@ -62,7 +62,7 @@ def test_rage_earns_a_win_a_clean_sweep_and_every_bid_made():
 
 
 def test_a_finished_game_awards_its_people_once_and_computer_players_never(people):
-    game = services.game_create(user=people[0], name="Solo", kind="road300")
+    game = game_create(user=people[0], name="Solo", kind="road300")
     game = play_out(game, people[0])
     earned = set(EarnedAchievement.objects.filter(user=people[0]).values_list("kind", "key"))
     row = game.state["results"][0]
@@ -73,9 +73,7 @@ def test_a_finished_game_awards_its_people_once_and_computer_players_never(peopl
         )
     }
     assert earned == expected
-    daily = services.game_create(
-        user=people[0], name="Daily", kind="road300", options={"daily": True}
-    )
+    daily = game_create(user=people[0], name="Daily", kind="road300", options={"daily": True})
     play_out(daily, people[0])
     assert EarnedAchievement.objects.filter(user=people[0], key="daily", game=daily).exists()
     before = EarnedAchievement.objects.count()
@@ -88,9 +86,7 @@ def test_a_finished_game_awards_its_people_once_and_computer_players_never(peopl
 
 
 def test_achievements_show_on_the_game_player_and_rankings_pages_and_in_the_api(people):
-    daily = services.game_create(
-        user=people[0], name="Daily", kind="road300", options={"daily": True}
-    )
+    daily = game_create(user=people[0], name="Daily", kind="road300", options={"daily": True})
     play_out(daily, people[0])
     page = Client()
     page.force_login(people[0])

@@ -4,8 +4,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games import services
 from games.models import Event, Game, Move, Seat
+from games.services.admin import game_end_now
+from games.services.lifecycle import game_create, game_join, game_start
 
 pytestmark = pytest.mark.django_db
 
@@ -21,9 +22,9 @@ def admin_client(client):
 def running_game():
     users = get_user_model().objects
     alice, bob = users.create_user("alice"), users.create_user("bob")
-    game = services.game_create(user=alice, name="Rheinufer", max_players=2)
-    services.game_join(game_id=game.pk, user=bob)
-    return services.game_start(game_id=game.pk, user=alice)
+    game = game_create(user=alice, name="Rheinufer", max_players=2)
+    game_join(game_id=game.pk, user=bob)
+    return game_start(game_id=game.pk, user=alice)
 
 
 def test_the_game_list_filters_by_status_and_players_and_searches_names(admin_client, running_game):
@@ -68,7 +69,7 @@ def test_the_end_now_action_scores_the_game(admin_client, running_game):
 
 
 def test_ending_a_finished_game_again_only_warns(admin_client, running_game):
-    services.game_end_now(game_id=running_game.pk)
+    game_end_now(game_id=running_game.pk)
     response = admin_client.post(
         reverse("admin:games_game_changelist"),
         {"action": "end_games_now", "_selected_action": [running_game.pk]},
@@ -115,7 +116,7 @@ def test_seats_and_moves_can_be_viewed_but_not_added_changed_or_deleted(admin_cl
 def test_the_move_list_filters_by_kind_and_searches_game_id_name_and_player(
     admin_client, running_game
 ):
-    other = services.game_create(
+    other = game_create(
         user=running_game.seats.get(user__username="bob").user, name="Birsig", kind="road300"
     )
     alice = running_game.seats.get(user__username="alice").user

@@ -27,9 +27,10 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from games import services
 from games.models import Game
+from games.moves import play
 from games.serializers import LIST_MAX_OFFSET
+from games.services.lifecycle import game_create, game_join, game_start
 from lobby.models import Guest
 from ratumrad_site.wsgi import application
 
@@ -59,23 +60,23 @@ def world(db, settings, django_capture_on_commit_callbacks):
         signal.disconnect(close_old_connections)
     host = Guest.objects.create_guest(name="Lea").user
     guest = Guest.objects.create_guest(name="Noah").user
-    joinable = services.game_create(user=host, name="Wartesaal", max_players=3)
-    startable = services.game_create(user=guest, name="Spalentor", max_players=3)
-    services.game_join(game_id=startable.pk, user=host)
-    dealt = services.game_create(user=host, name="Rheinufer", max_players=2)
-    services.game_join(game_id=dealt.pk, user=guest)
-    services.game_start(game_id=dealt.pk, user=host)
-    over = services.game_create(user=host, name="Kleinbasel", max_players=2, bots=1)
-    services.game_start(game_id=over.pk, user=host)
+    joinable = game_create(user=host, name="Wartesaal", max_players=3)
+    startable = game_create(user=guest, name="Spalentor", max_players=3)
+    game_join(game_id=startable.pk, user=host)
+    dealt = game_create(user=host, name="Rheinufer", max_players=2)
+    game_join(game_id=dealt.pk, user=guest)
+    game_start(game_id=dealt.pk, user=host)
+    over = game_create(user=host, name="Kleinbasel", max_players=2, bots=1)
+    game_start(game_id=over.pk, user=host)
     with django_capture_on_commit_callbacks(execute=True):  # the bot votes after the commit
-        services.move_apply(game_id=over.pk, user=host, move={"type": "VOTE_END", "end": True})
+        play.move_apply(game_id=over.pk, user=host, move={"type": "VOTE_END", "end": True})
     over.refresh_from_db()
     assert over.status == Game.Status.FINISHED
-    solo = services.game_create(user=guest, name="Solo", kind="road300")  # gives hints
-    again = services.game_create(user=guest, name="Nochmal", max_players=2, bots=1)
-    services.game_start(game_id=again.pk, user=guest)
+    solo = game_create(user=guest, name="Solo", kind="road300")  # gives hints
+    again = game_create(user=guest, name="Nochmal", max_players=2, bots=1)
+    game_start(game_id=again.pk, user=guest)
     with django_capture_on_commit_callbacks(execute=True):  # finished: the guest may play again
-        services.move_apply(game_id=again.pk, user=guest, move={"type": "VOTE_END", "end": True})
+        play.move_apply(game_id=again.pk, user=guest, move={"type": "VOTE_END", "end": True})
     world = {
         "token": guest.auth_token.key,
         "ids": {

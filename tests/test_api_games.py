@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from games import services
 from games.models import DestinationCard, Game
+from games.moves import play
 from games.ratumrad import board, engine
 from lobby.models import Guest
 
@@ -70,9 +70,7 @@ def finished_game(first: Persona, *others: Persona) -> int:
     """A dealt game that everybody voted to end at once (R8.2)."""
     game_id = started_game(first, *others)
     for persona in (first, *others):
-        services.move_apply(
-            game_id=game_id, user=persona.user, move={"type": "VOTE_END", "end": True}
-        )
+        play.move_apply(game_id=game_id, user=persona.user, move={"type": "VOTE_END", "end": True})
     return game_id
 
 

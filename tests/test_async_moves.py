@@ -1,4 +1,4 @@
-"""Moves made on the event loop (``games.async_moves``, PostgreSQL): the same two statements
+"""Moves made on the event loop (``games.moves.on_loop``, PostgreSQL): the same two statements
 as the thread's guarded way, sent through the loop's own async connections. Whole games are
 played that way, a change between a move's read and its write is kept, refusals change
 nothing, the move that ends a game is left to the thread's way, a broken connection is
@@ -14,9 +14,13 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.db import connection
 
-from games import async_moves, services
+from games import errors
 from games.models import Game, Move, Seat
+from games.moves import on_loop, play
 from games.ratumrad import engine
+from games.services.base import load_state
+from games.services.lifecycle import game_create, game_join, game_start
+from games.services.seats import game_leave
 from tests.ws_helpers import Socket, close_all, isolated_sockets  # noqa: F401 (autouse)
 
 pytestmark = [
@@ -28,23 +32,23 @@ pytestmark = [
 @pytest.fixture(autouse=True)
 async def pools():
     yield
-    await async_moves.close_pools()  # before the test database is emptied and dropped
+    await on_loop.close_pools()  # before the test database is emptied and dropped
 
 
 @sync_to_async
 def dealt_game(people, count: int = 2, bots: int = 0) -> Game:
-    game = services.game_create(
+    game = game_create(
         user=people[0], name="Birsig", max_players=count + bots, bots=bots, turn_seconds=0
     )
     for person in people[1:count]:
-        services.game_join(game_id=game.pk, user=person)
-    return services.game_start(game_id=game.pk, user=people[0])
+        game_join(game_id=game.pk, user=person)
+    return game_start(game_id=game.pk, user=people[0])
 
 
 @sync_to_async
 def game_now(game_id: int) -> tuple[Game, object]:
     game = Game.objects.get(pk=game_id)
-    return game, services.load_state(game)
+    return game, load_state(game)
 
 
 @sync_to_async
@@ -54,13 +58,13 @@ def count_moves(game_id: int) -> int:
 
 def statements(monkeypatch) -> list[str]:
     sent: list[str] = []
-    fetch = async_moves._fetch
+    fetch = on_loop._fetch
 
     async def counted(conn, sql, params):
         sent.append(sql.split(None, 1)[0])
         return await fetch(conn, sql, params)
 
-    monkeypatch.setattr(async_moves, "_fetch", counted)
+    monkeypatch.setattr(on_loop, "_fetch", counted)
     return sent
 
 
@@ -75,7 +79,7 @@ async def test_a_whole_game_is_played_on_the_event_loop_but_its_last_move(people
         mover = rng.choice(movers)
         move = rng.choice(engine.turn_moves(state, mover))
         sent.clear()
-        result = await async_moves.move_apply(
+        result = await on_loop.move_apply(
             game_id=game.pk, user=users[mover], move=move, expect_seq=state.seq
         )
         if result is None:
@@ -90,7 +94,7 @@ async def test_a_whole_game_is_played_on_the_event_loop_but_its_last_move(people
     # it was written here.
     after, still = await game_now(game.pk)
     assert still.seq == state.seq and after.status != Game.Status.FINISHED
-    await sync_to_async(services.move_apply)(
+    await sync_to_async(play.move_apply)(
         game_id=game.pk, user=users[mover], move=move, expect_seq=state.seq
     )
     finished, _ = await game_now(game.pk)
@@ -104,7 +108,7 @@ async def test_a_change_between_the_read_and_the_write_is_kept_and_the_move_made
     game = await dealt_game(people)
     _, state = await game_now(game.pk)
     move = engine.legal_moves(state, alice.pk)[0]
-    fetch = async_moves._fetch
+    fetch = on_loop._fetch
     reads = []
 
     async def bob_leaves_after_the_first_read(conn, sql, params):
@@ -112,11 +116,11 @@ async def test_a_change_between_the_read_and_the_write_is_kept_and_the_move_made
         if sql.startswith("SELECT"):
             reads.append(sql)
             if len(reads) == 1:
-                await sync_to_async(services.game_leave)(game_id=game.pk, user=bob)
+                await sync_to_async(game_leave)(game_id=game.pk, user=bob)
         return rows
 
-    monkeypatch.setattr(async_moves, "_fetch", bob_leaves_after_the_first_read)
-    result = await async_moves.move_apply(game_id=game.pk, user=alice, move=move)
+    monkeypatch.setattr(on_loop, "_fetch", bob_leaves_after_the_first_read)
+    result = await on_loop.move_apply(game_id=game.pk, user=alice, move=move)
     assert len(reads) == 2  # the first write found the game changed, and wrote nothing
     assert result.seq == state.seq + 2  # bob's leaving (his stand-in chose), then alice
     bob_seat = await sync_to_async(Seat.objects.get)(game=game, user=bob)
@@ -128,20 +132,20 @@ async def test_a_refused_move_raises_and_changes_nothing(people):
     alice = people[0]
     game = await dealt_game(people)
     _, state = await game_now(game.pk)
-    with pytest.raises(services.Stale):
-        await async_moves.move_apply(
+    with pytest.raises(errors.Stale):
+        await on_loop.move_apply(
             game_id=game.pk,
             user=alice,
             move=engine.legal_moves(state, alice.pk)[0],
             expect_seq=state.seq - 1,
         )
-    with pytest.raises(services.ServiceError) as refused:
-        await async_moves.move_apply(game_id=game.pk, user=alice, move={"type": "NO_SUCH_MOVE"})
+    with pytest.raises(errors.ServiceError) as refused:
+        await on_loop.move_apply(game_id=game.pk, user=alice, move={"type": "NO_SUCH_MOVE"})
     assert refused.value.code == "unknown_type"
-    with pytest.raises(services.NotFound):
-        await async_moves.move_apply(game_id=game.pk + 1000, user=alice, move={"type": "X"})
-    with pytest.raises(services.NotFound):
-        await async_moves.move_apply(game_id=2**70, user=alice, move={"type": "X"})
+    with pytest.raises(errors.NotFound):
+        await on_loop.move_apply(game_id=game.pk + 1000, user=alice, move={"type": "X"})
+    with pytest.raises(errors.NotFound):
+        await on_loop.move_apply(game_id=2**70, user=alice, move={"type": "X"})
     assert (await game_now(game.pk))[1].seq == state.seq
     assert await count_moves(game.pk) == 0
 
@@ -150,7 +154,7 @@ async def test_a_broken_connection_is_replaced_and_the_move_made(people):
     alice = people[0]
     game = await dealt_game(people)
     _, state = await game_now(game.pk)
-    moves = await async_moves.pool()
+    moves = await on_loop.pool()
     async with moves.connection() as conn:
         pid = conn.info.backend_pid
 
@@ -161,7 +165,7 @@ async def test_a_broken_connection_is_replaced_and_the_move_made(people):
 
     await end_backend()
     await asyncio.sleep(0.1)
-    result = await async_moves.move_apply(
+    result = await on_loop.move_apply(
         game_id=game.pk, user=alice, move=engine.legal_moves(state, alice.pk)[0]
     )
     assert result.seq == state.seq + 1
@@ -173,7 +177,7 @@ async def test_the_computer_players_answer_from_the_database_thread(people):
     game = await dealt_game(people, count=1, bots=1)
     for _ in range(10):
         _, state = await game_now(game.pk)
-        result = await async_moves.move_apply(
+        result = await on_loop.move_apply(
             game_id=game.pk, user=alice, move=engine.turn_moves(state, alice.pk)[0]
         )
         _, now = await game_now(game.pk)
@@ -192,7 +196,7 @@ async def test_the_computer_players_answer_from_the_database_thread(people):
 
 
 async def read_ahead(game_id: int, seq: int) -> None:
-    await async_moves.prefetch(game_id, seq)
+    await on_loop.prefetch(game_id, seq)
 
 
 async def test_a_move_read_ahead_is_one_statement(people, monkeypatch):
@@ -201,7 +205,7 @@ async def test_a_move_read_ahead_is_one_statement(people, monkeypatch):
     _, state = await game_now(game.pk)
     await read_ahead(game.pk, state.seq)
     sent = statements(monkeypatch)
-    result = await async_moves.move_apply(
+    result = await on_loop.move_apply(
         game_id=game.pk, user=alice, move=engine.legal_moves(state, alice.pk)[0]
     )
     assert sent == ["WITH"]  # the guarded write alone
@@ -210,9 +214,7 @@ async def test_a_move_read_ahead_is_one_statement(people, monkeypatch):
     _, state = await game_now(game.pk)
     sent.clear()
     bob = people[1]
-    await async_moves.move_apply(
-        game_id=game.pk, user=bob, move=engine.legal_moves(state, bob.pk)[0]
-    )
+    await on_loop.move_apply(game_id=game.pk, user=bob, move=engine.legal_moves(state, bob.pk)[0])
     assert sent == ["SELECT", "WITH"]
 
 
@@ -223,10 +225,10 @@ async def test_a_read_ahead_that_the_game_outran_is_made_again_and_the_move_made
     game = await dealt_game(people)
     _, state = await game_now(game.pk)
     await read_ahead(game.pk, state.seq)
-    await sync_to_async(services.game_leave)(game_id=game.pk, user=bob)
+    await sync_to_async(game_leave)(game_id=game.pk, user=bob)
     sent = statements(monkeypatch)
     _, now = await game_now(game.pk)
-    result = await async_moves.move_apply(
+    result = await on_loop.move_apply(
         game_id=game.pk, user=alice, move=engine.legal_moves(now, alice.pk)[0]
     )
     assert sent == ["WITH", "SELECT", "WITH"]  # the first write found the game changed
@@ -243,11 +245,11 @@ async def test_a_move_refused_on_a_read_ahead_is_tried_again_on_a_fresh_read(peo
     game = await dealt_game(people)
     _, state = await game_now(game.pk)
     await read_ahead(game.pk, state.seq)
-    await sync_to_async(services.move_apply)(
+    await sync_to_async(play.move_apply)(
         game_id=game.pk, user=alice, move=engine.legal_moves(state, alice.pk)[0]
     )
     sent = statements(monkeypatch)
-    result = await async_moves.move_apply(
+    result = await on_loop.move_apply(
         game_id=game.pk,
         user=bob,
         move=engine.legal_moves(state, bob.pk)[0],
@@ -259,8 +261,8 @@ async def test_a_move_refused_on_a_read_ahead_is_tried_again_on_a_fresh_read(peo
     _, state = await game_now(game.pk)
     await read_ahead(game.pk, state.seq)
     sent.clear()
-    with pytest.raises(services.ServiceError) as refused:
-        await async_moves.move_apply(game_id=game.pk, user=bob, move={"type": "NO_SUCH_MOVE"})
+    with pytest.raises(errors.ServiceError) as refused:
+        await on_loop.move_apply(game_id=game.pk, user=bob, move={"type": "NO_SUCH_MOVE"})
     assert refused.value.code == "unknown_type"
     assert sent == ["SELECT"]
     assert (await game_now(game.pk))[1].seq == state.seq
@@ -274,7 +276,7 @@ async def test_a_read_ahead_is_not_taken_when_forgotten_too_old_or_failed(people
     async def move(user) -> None:
         _, state = await game_now(game.pk)
         sent.clear()
-        result = await async_moves.move_apply(
+        result = await on_loop.move_apply(
             game_id=game.pk, user=user, move=engine.legal_moves(state, user.pk)[0]
         )
         assert result.seq == state.seq + 1
@@ -282,12 +284,12 @@ async def test_a_read_ahead_is_not_taken_when_forgotten_too_old_or_failed(people
 
     _, state = await game_now(game.pk)
     await read_ahead(game.pk, state.seq)
-    async_moves.forget(game.pk)  # a socket came or went: the presence read is old
+    on_loop.forget(game.pk)  # a socket came or went: the presence read is old
     await move(alice)
 
     _, state = await game_now(game.pk)
     await read_ahead(game.pk, state.seq)
-    monkeypatch.setattr(async_moves, "PREFETCH_MAX_AGE", 0.0)
+    monkeypatch.setattr(on_loop, "PREFETCH_MAX_AGE", 0.0)
     await move(bob)
     monkeypatch.undo()
     sent = statements(monkeypatch)
@@ -295,7 +297,7 @@ async def test_a_read_ahead_is_not_taken_when_forgotten_too_old_or_failed(people
     async def broken(game_id):
         raise psycopg.OperationalError("the server closed the connection")
 
-    monkeypatch.setattr(async_moves, "_prefetch_rows", broken)
+    monkeypatch.setattr(on_loop, "_prefetch_rows", broken)
     _, state = await game_now(game.pk)
     with pytest.raises(psycopg.OperationalError):
         await read_ahead(game.pk, state.seq)
@@ -306,9 +308,9 @@ async def test_reads_whose_move_never_came_are_dropped_when_they_are_old(people,
     games = [await dealt_game(people) for _ in range(3)]
     for game in games[:2]:
         await read_ahead(game.pk, 0)
-    monkeypatch.setattr(async_moves, "PREFETCH_MAX_AGE", -1.0)  # every read is too old
+    monkeypatch.setattr(on_loop, "PREFETCH_MAX_AGE", -1.0)  # every read is too old
     await read_ahead(games[2].pk, 0)
-    assert list(async_moves._prefetched[asyncio.get_running_loop()]) == [games[2].pk]
+    assert list(on_loop._prefetched[asyncio.get_running_loop()]) == [games[2].pk]
 
 
 async def test_a_socket_of_the_player_to_move_reads_ahead_and_a_new_socket_drops_it(
@@ -361,19 +363,19 @@ async def test_a_seated_player_s_socket_opens_the_pool_before_the_first_move(peo
     game = await dealt_game(people)
     loop = asyncio.get_running_loop()
     watcher = await Socket.game(game.pk, people[2])
-    assert loop not in async_moves._pools  # a watcher makes no moves
+    assert loop not in on_loop._pools  # a watcher makes no moves
     alice = await Socket.game(game.pk, people[0])
-    assert loop in async_moves._pools
-    moves = await async_moves._pools[loop]
+    assert loop in on_loop._pools
+    moves = await on_loop._pools[loop]
     await moves.wait(timeout=5)
     # Every connection is open before a move asks for one; a move then takes one of them.
     opened = moves.get_stats()
-    assert opened["pool_size"] == opened["connections_num"] == async_moves.POOL_SIZE
+    assert opened["pool_size"] == opened["connections_num"] == on_loop.POOL_SIZE
     await alice.send({**alice.received[0]["state"]["legal"][0], "ref": "a1"})
     await alice.until("ACK")
     after = moves.get_stats()
     assert after["requests_num"] >= 1  # the move went through the pool ...
-    assert after["connections_num"] == async_moves.POOL_SIZE  # ... and opened none
+    assert after["connections_num"] == on_loop.POOL_SIZE  # ... and opened none
     await close_all(watcher, alice)
 
 
@@ -381,11 +383,11 @@ async def test_a_pool_that_did_not_open_is_logged_and_opened_on_the_next_call(mo
     async def broken():
         raise OSError("no route to the database")
 
-    monkeypatch.setattr(async_moves, "_open", broken)
-    failed = async_moves.open_soon()
+    monkeypatch.setattr(on_loop, "_open", broken)
+    failed = on_loop.open_soon()
     await asyncio.gather(failed, return_exceptions=True)
     assert "the moves' pool did not open" in caplog.text
     monkeypatch.undo()
-    again = async_moves.open_soon()
+    again = on_loop.open_soon()
     assert again is not failed
-    assert (await again).get_stats()["pool_max"] == async_moves.POOL_SIZE
+    assert (await again).get_stats()["pool_max"] == on_loop.POOL_SIZE

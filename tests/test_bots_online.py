@@ -10,10 +10,14 @@ from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from games import broadcast, services
+from games import broadcast, errors
 from games.models import Game, Move, Seat
+from games.moves import play
 from games.ratumrad import engine
 from games.ratumrad.bots import HeuristicBot
+from games.services.base import load_state
+from games.services.lifecycle import game_create, game_start
+from games.services.seats import turn_expire
 from tests.test_ws_whole_games import check_no_leak, secrets_of
 from tests.ws_helpers import (
     Socket,
@@ -48,10 +52,10 @@ def announced_secrets(monkeypatch) -> dict:
 def watched(monkeypatch):
     """Records what the bots were shown and every service error; checks each view (R9)."""
     record = {"views": [], "errors": []}
-    choose, apply = HeuristicBot.choose, services.move_apply
+    choose, apply = HeuristicBot.choose, play.move_apply
 
     def recording_choose(self, view, board):
-        state = services.load_state(Game.objects.get(pk=view["game_id"]))
+        state = load_state(Game.objects.get(pk=view["game_id"]))
         assert view["seq"] == state.seq
         record["views"].append(view)
         check_no_leak({"type": "STATE", "state": view}, view["you"]["player_id"], secrets_of(state))
@@ -60,12 +64,12 @@ def watched(monkeypatch):
     def recording_apply(**kwargs):
         try:
             return apply(**kwargs)
-        except services.ServiceError as error:
+        except errors.ServiceError as error:
             record["errors"].append((kwargs["user"].pk, error.code))
             raise
 
     monkeypatch.setattr(HeuristicBot, "choose", recording_choose)
-    monkeypatch.setattr(services, "move_apply", recording_apply)
+    monkeypatch.setattr(play, "move_apply", recording_apply)
     return record
 
 
@@ -75,21 +79,19 @@ def bot_ids(game_id: int) -> set[int]:
 
 def test_a_bot_answers_every_move_at_once_and_the_game_runs_to_its_end(watched, caplog):
     alice = get_user_model().objects.create_user("alice")
-    game = services.game_create(user=alice, name="Rhein", max_players=2, bots=1)
+    game = game_create(user=alice, name="Rhein", max_players=2, bots=1)
     (bot,) = bot_ids(game.pk)
     assert get_user_model().objects.get(pk=bot).username == "Bot Anna"
-    services.game_start(game_id=game.pk, user=alice)
+    game_start(game_id=game.pk, user=alice)
     rng = random.Random(7)
     for _ in range(2000):
         game = Game.objects.get(pk=game.pk)
         if game.status == Game.Status.FINISHED:
             break
-        state = services.load_state(game)
+        state = load_state(game)
         moves = engine.turn_moves(state, alice.pk)
         assert moves, "the bot did not answer"  # whenever alice may not move, the bot may
-        services.move_apply(
-            game_id=game.pk, user=alice, move=rng.choice(moves), expect_seq=game.seq
-        )
+        play.move_apply(game_id=game.pk, user=alice, move=rng.choice(moves), expect_seq=game.seq)
     assert game.status == Game.Status.FINISHED
     movers = list(Move.objects.filter(game=game).values_list("user_id", flat=True))
     assert movers.count(bot) > 10 and movers.count(alice.pk) > 10
@@ -104,8 +106,8 @@ def test_a_bot_answers_every_move_at_once_and_the_game_runs_to_its_end(watched, 
 def test_bots_are_users_of_a_fixed_pool_without_passwords():
     users = get_user_model().objects
     alice, bob = users.create_user("alice"), users.create_user("bob")
-    first = services.game_create(user=alice, name="A", max_players=5, bots=4)
-    second = services.game_create(user=bob, name="B", max_players=3, bots=2)
+    first = game_create(user=alice, name="A", max_players=5, bots=4)
+    second = game_create(user=bob, name="B", max_players=3, bots=2)
     names = get_user_model().objects.filter(pk__in=bot_ids(first.pk)).values_list("username")
     assert sorted(name for (name,) in names) == ["Bot Anna", "Bot Ben", "Bot Clara", "Bot Dario"]
     assert bot_ids(second.pk) <= bot_ids(first.pk)
@@ -115,7 +117,7 @@ def test_bots_are_users_of_a_fixed_pool_without_passwords():
 def test_a_person_called_like_a_bot_is_never_seated_as_one():
     alice = get_user_model().objects.create_user("alice")
     get_user_model().objects.create_user("Bot Anna", password="a real password 123")
-    game = services.game_create(user=alice, name="Rhein", max_players=2, bots=1)
+    game = game_create(user=alice, name="Rhein", max_players=2, bots=1)
     (bot,) = bot_ids(game.pk)
     assert get_user_model().objects.get(pk=bot).username == "Bot Ben"
 
@@ -123,8 +125,8 @@ def test_a_person_called_like_a_bot_is_never_seated_as_one():
 @pytest.mark.parametrize("bots", [-1, 2, 5, "1", 1.0, True, None])
 def test_bad_bot_counts_are_a_bad_field(bots):
     alice = get_user_model().objects.create_user("alice")
-    with pytest.raises(services.ServiceError) as refused:
-        services.game_create(user=alice, name="Rhein", max_players=2, bots=bots)
+    with pytest.raises(errors.ServiceError) as refused:
+        game_create(user=alice, name="Rhein", max_players=2, bots=bots)
     assert refused.value.code == "bad_field"
     assert Game.objects.count() == 0
 
@@ -134,9 +136,9 @@ def test_bad_bot_counts_are_a_bad_field(bots):
 
 @database_sync_to_async
 def new_bot_game(human, seed: int) -> int:
-    game = services.game_create(user=human, name="Gegen Bots", max_players=5, bots=4)
+    game = game_create(user=human, name="Gegen Bots", max_players=5, bots=4)
     Game.objects.filter(pk=game.pk).update(seed=seed)
-    services.game_start(game_id=game.pk, user=human)
+    game_start(game_id=game.pk, user=human)
     return game.pk
 
 
@@ -198,9 +200,9 @@ async def test_a_bot_turn_lost_to_a_crash_is_taken_up_by_the_next_sync(monkeypat
     step = driver.step
     monkeypatch.setattr(driver, "step", lambda game_id: False)  # the server "dies" each time
     game_id = await database_sync_to_async(
-        lambda: services.game_create(user=human, name="Rhein", max_players=2, bots=1).pk
+        lambda: game_create(user=human, name="Rhein", max_players=2, bots=1).pk
     )()
-    await database_sync_to_async(services.game_start)(game_id=game_id, user=human)
+    await database_sync_to_async(game_start)(game_id=game_id, user=human)
     seq = await game_seq(game_id)
     socket = await Socket.game(game_id, human)
     monkeypatch.setattr(driver, "step", step)  # a live server again
@@ -224,7 +226,7 @@ async def test_five_computer_played_seats_finish_a_game_over_the_socket(watched,
     spectator = await Socket.game(game_id, watcher)
     player = await Socket.game(game_id, human)
     late = timezone.now() + timedelta(hours=1)
-    assert await database_sync_to_async(services.turn_expire)(game_id=game_id, now=late)
+    assert await database_sync_to_async(turn_expire)(game_id=game_id, now=late)
     final = await game_seq(game_id)
     assert (await database_sync_to_async(Game.objects.get)(pk=game_id)).status == "FINISHED"
     await spectator.drain()

@@ -13,7 +13,7 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils.regex_helper import normalize
 
-from games import services
+from games.services.lifecycle import game_create, game_join, game_start
 from lobby.models import Guest
 from tests.csp_helpers import assert_page_keeps_policy, html_problems, policy_problems
 
@@ -42,9 +42,9 @@ def users():
     alice.save()
     bob = Guest.objects.create_guest(name="bob").user
     charlie = Guest.objects.create_guest(name="charlie").user
-    game = services.game_create(user=bob, name="Rheinufer", max_players=2)
-    services.game_join(game_id=game.pk, user=charlie)
-    services.game_start(game_id=game.pk, user=bob)
+    game = game_create(user=bob, name="Rheinufer", max_players=2)
+    game_join(game_id=game.pk, user=charlie)
+    game_start(game_id=game.pk, user=bob)
     return {"anonymous": None, "guest": bob, "staff": alice}
 
 

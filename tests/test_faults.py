@@ -8,9 +8,12 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.db import DatabaseError
 
-from games import broadcast, consumers, rows, services
+from games import broadcast, consumers
 from games.models import Event, Move
+from games.moves import play, sql
 from games.ratumrad import engine
+from games.services.base import load_state
+from games.services.lifecycle import game_create, game_join, game_start
 from tests.ws_helpers import (
     Socket,
     close_all,
@@ -26,14 +29,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def refuse_the_log(monkeypatch) -> None:
     """The database refuses a move's last write, its feed events: by then the move's log
     row, the game and the mover's seat have been written in the same transaction."""
-    insert = rows.insert
+    insert = sql.insert
 
     def insert_or_refuse(instances):
         if instances and isinstance(instances[0], Event):
             raise DatabaseError("could not extend file: No space left on device")
         insert(instances)
 
-    monkeypatch.setattr(rows, "insert", insert_or_refuse)
+    monkeypatch.setattr(sql, "insert", insert_or_refuse)
 
 
 async def test_a_write_the_database_refuses_is_an_error_and_changes_nothing(people, monkeypatch):
@@ -118,15 +121,15 @@ async def test_a_client_that_dies_mid_destination_choice_chooses_after_reconnect
 def test_services_roll_a_refused_write_back_entirely(people, monkeypatch):
     """The same without a socket: the service raises, and the game is as it was."""
     alice, bob = people[:2]
-    game = services.game_create(user=alice, name="Rhein", max_players=2)
-    services.game_join(game_id=game.pk, user=bob)
-    services.game_start(game_id=game.pk, user=alice)
+    game = game_create(user=alice, name="Rhein", max_players=2)
+    game_join(game_id=game.pk, user=bob)
+    game_start(game_id=game.pk, user=alice)
     before = type(game).objects.get(pk=game.pk)
-    keep = engine.legal_moves(services.load_state(before), alice.pk)[0]
+    keep = engine.legal_moves(load_state(before), alice.pk)[0]
 
     refuse_the_log(monkeypatch)
     with pytest.raises(DatabaseError):
-        services.move_apply(game_id=game.pk, user=alice, move=keep)
+        play.move_apply(game_id=game.pk, user=alice, move=keep)
     stored = type(game).objects.get(pk=game.pk)
     assert (stored.seq, stored.state) == (before.seq, before.state)
     assert not Move.objects.filter(game=game).exists()
@@ -172,7 +175,7 @@ async def test_a_socket_catches_up_by_itself_on_a_change_whose_update_was_lost(
     seq = sockets[0].received[0]["seq"]
     with monkeypatch.context() as lost:
         lost.setattr(broadcast, "_send_all", lambda messages: None)
-        await database_sync_to_async(services.move_apply)(
+        await database_sync_to_async(play.move_apply)(
             game_id=game_id, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"}
         )
     for socket in sockets:
@@ -196,7 +199,7 @@ async def test_when_redis_is_back_a_socket_catches_up_at_once_not_on_its_beat(pe
     seq = sockets[0].received[0]["seq"]
     with monkeypatch.context() as lost:
         lost.setattr(broadcast, "_send_all", lambda messages: None)
-        await database_sync_to_async(services.move_apply)(
+        await database_sync_to_async(play.move_apply)(
             game_id=game_id, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"}
         )
     assert await sockets[1].is_quiet(0.2)

@@ -11,8 +11,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from games import broadcast, selectors, services
+from games import broadcast, selectors
 from games.models import Game
+from games.services.admin import game_end_now
+from games.services.lifecycle import game_create, game_join, game_start
 from rankings.models import EarnedAchievement, RatingChange
 from rankings.services import display
 from tests.test_road300_site import play_out
@@ -29,12 +31,12 @@ def sent(monkeypatch) -> list[tuple[str, dict]]:
 
 
 def started(players, bots: int = 0) -> Game:
-    game = services.game_create(
+    game = game_create(
         user=players[0], name="Rheinufer", max_players=len(players) + bots, bots=bots
     )
     for user in players[1:]:
-        services.game_join(game_id=game.pk, user=user)
-    return services.game_start(game_id=game.pk, user=players[0])
+        game_join(game_id=game.pk, user=user)
+    return game_start(game_id=game.pk, user=players[0])
 
 
 def end_views(sent: list[tuple[str, dict]], game: Game) -> dict[int | None, dict]:
@@ -58,7 +60,7 @@ def test_the_end_of_a_rated_game_tells_everyone_each_players_rating_change(
     alice, bob, charlie = people[:3]
     game = started([alice, bob])
     with django_capture_on_commit_callbacks(execute=True):
-        services.game_end_now(game_id=game.pk)
+        game_end_now(game_id=game.pk)
     changes = {row.user_id: display(row.delta) for row in RatingChange.objects.filter(game=game)}
     assert set(changes) == {alice.pk, bob.pk}
 
@@ -81,7 +83,7 @@ def test_the_end_of_a_rated_game_tells_everyone_each_players_rating_change(
 def test_the_end_broadcast_reads_the_rankings_once_for_all_its_views(people, sent):
     alice, bob, charlie = people[:3]
     game = started([alice, bob, charlie])
-    services.game_end_now(game_id=game.pk)
+    game_end_now(game_id=game.pk)
     game.refresh_from_db()
     seats = selectors.seats_with_presence(game.pk)
     with CaptureQueriesContext(connection) as queries:
@@ -94,7 +96,7 @@ def test_the_end_broadcast_reads_the_rankings_once_for_all_its_views(people, sen
 def test_a_game_not_rated_has_no_rating_change_in_its_rows(people, monkeypatch):
     game = started(people[:2])
     monkeypatch.setattr("rankings.services.rate_game", lambda **kwargs: [])
-    services.game_end_now(game_id=game.pk)
+    game_end_now(game_id=game.pk)
     game.refresh_from_db()
     rows = selectors.game_view(game, people[0].pk)["results"]
     assert [row["rating_change"] for row in rows] == [None, None]
@@ -104,7 +106,7 @@ def test_a_seat_sees_the_achievements_its_game_earned_it_first(
     people, sent, django_capture_on_commit_callbacks
 ):
     alice, bob = people[:2]
-    daily = services.game_create(user=alice, name="Daily", kind="road300", options={"daily": True})
+    daily = game_create(user=alice, name="Daily", kind="road300", options={"daily": True})
     with django_capture_on_commit_callbacks(execute=True):
         daily = play_out(daily, alice)
     earned = list(EarnedAchievement.objects.filter(game=daily).values_list("key", flat=True))
@@ -119,7 +121,7 @@ def test_a_seat_sees_the_achievements_its_game_earned_it_first(
     assert sorted(selectors.game_view(daily, alice.pk)["you"]["new_achievements"]) == sorted(earned)
 
     # The next daily game earns "daily" no more: it was earned before.
-    again = services.game_create(user=alice, name="Again", kind="road300", options={"daily": True})
+    again = game_create(user=alice, name="Again", kind="road300", options={"daily": True})
     again = play_out(again, alice)
     assert "daily" not in selectors.game_view(again, alice.pk)["you"]["new_achievements"]
 

@@ -1,19 +1,24 @@
 """On PostgreSQL a move is read without a lock and written in one statement that first checks
-that its game row is the version read (``rows.guarded``). A change that commits between a
-move's read and its write makes the move read again and try again: nothing is lost, nothing is
-doubled, and no one's change is written over."""
+that its game row is the version read (``games.moves.play.prepare_guarded``). A change that
+commits between a move's read and its write makes the move read again and try again: nothing
+is lost, nothing is doubled, and no one's change is written over."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import pytest
 from django.db import connection, connections
 from django.utils import timezone
 
-from games import bots, rows, selectors, services
+from games import bots, selectors
 from games.models import Event, Game, Move, Seat
+from games.moves import play, sql
 from games.ratumrad import engine
+from games.services.base import load_state
+from games.services.lifecycle import game_create, game_join, game_start
+from games.services.seats import game_leave, seat_take_back, turn_expire
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),  # each change commits, as on the site
@@ -22,21 +27,21 @@ pytestmark = [
 
 
 def dealt_game(people, count: int = 2) -> Game:
-    game = services.game_create(user=people[0], name="Birsig", max_players=count)
+    game = game_create(user=people[0], name="Birsig", max_players=count)
     for person in people[1:count]:
-        services.game_join(game_id=game.pk, user=person)
-    return services.game_start(game_id=game.pk, user=people[0])
+        game_join(game_id=game.pk, user=person)
+    return game_start(game_id=game.pk, user=people[0])
 
 
 def first_legal(game_id: int, user) -> dict:
-    return engine.legal_moves(services.load_state(Game.objects.get(pk=game_id)), user.pk)[0]
+    return engine.legal_moves(load_state(Game.objects.get(pk=game_id)), user.pk)[0]
 
 
 def count_reads(monkeypatch, between=None) -> list[int]:
     """The users whose moves were read without a lock, one entry a read; ``between(call)``
     runs after each read. Reads made inside ``between`` (by bots it sets off) are left out."""
     calls: list[int] = []
-    check = services.check_move
+    check = play.check_move
     inside = threading.local()
 
     def counted(**args):
@@ -52,8 +57,18 @@ def count_reads(monkeypatch, between=None) -> list[int]:
                 inside.between = False
         return checked
 
-    monkeypatch.setattr(services, "check_move", counted)
+    monkeypatch.setattr(play, "check_move", counted)
     return calls
+
+
+@contextlib.contextmanager
+def guarded(instance: Game):
+    """The writes and callbacks inside as a move's guarded write makes them (``play.move_apply``
+    on PostgreSQL): one statement, then the callbacks."""
+    with sql.collected() as caught:
+        yield
+    sql.execute_guarded(sql.guarded_statement(instance, caught.writes))
+    play.run_after_write(caught.callbacks)
 
 
 def test_a_guarded_batch_writes_nothing_if_its_row_changed_after_the_read(people):
@@ -61,11 +76,11 @@ def test_a_guarded_batch_writes_nothing_if_its_row_changed_after_the_read(people
     read, _ = selectors.versioned_game_with_seats(game.pk)
     Game.objects.filter(pk=game.pk).update(name="Rhein")  # another change, committed
     told = []
-    with pytest.raises(rows.Changed), rows.guarded(read):
-        rows.insert([Event(game=read, seq=99, kind="left", data={})])
+    with pytest.raises(sql.Changed), guarded(read):
+        sql.insert([Event(game=read, seq=99, kind="left", data={})])
         read.name = "Wiese"
-        rows.update(read, ["name"])
-        rows.on_commit(lambda: told.append("sent"))
+        sql.update(read, ["name"])
+        sql.on_commit(lambda: told.append("sent"))
     assert Game.objects.get(pk=game.pk).name == "Rhein"
     assert not Event.objects.filter(game=game, seq=99).exists()
     assert told == []
@@ -75,17 +90,17 @@ def test_a_guarded_batch_writes_everything_and_then_runs_its_callbacks(people):
     game = dealt_game(people)
     read, seats = selectors.versioned_game_with_seats(game.pk)
     told = []
-    with rows.guarded(read):
-        rows.insert([Event(game=read, seq=99, kind="left", data={})])
+    with guarded(read):
+        sql.insert([Event(game=read, seq=99, kind="left", data={})])
         read.name = "Wiese"
-        rows.update(read, ["name"])
-        rows.on_commit(lambda: told.append(Game.objects.get(pk=game.pk).name))
+        sql.update(read, ["name"])
+        sql.on_commit(lambda: told.append(Game.objects.get(pk=game.pk).name))
         # Two updates of one row in one batch: the second joins the first (one statement
         # must not update a row twice).
         seats[0].autopilot = True
-        rows.update(seats[0], ["autopilot"])
+        sql.update(seats[0], ["autopilot"])
         seats[0].score = 7
-        rows.update(seats[0], ["score"])
+        sql.update(seats[0], ["score"])
         assert told == []  # nothing is written before the batch ends
     assert Game.objects.get(pk=game.pk).name == "Wiese"
     assert Event.objects.filter(game=game, seq=99).exists()
@@ -93,8 +108,8 @@ def test_a_guarded_batch_writes_everything_and_then_runs_its_callbacks(people):
     seat = Seat.objects.get(pk=seats[0].pk)
     assert (seat.autopilot, seat.score) == (True, 7)
     # The row has a new version: the old read can no longer write.
-    with pytest.raises(rows.Changed), rows.guarded(read):
-        rows.update(read, ["name"])
+    with pytest.raises(sql.Changed), guarded(read):
+        sql.update(read, ["name"])
 
 
 def test_a_seat_change_between_a_moves_read_and_its_write_is_kept_and_the_move_made_once(
@@ -106,10 +121,10 @@ def test_a_seat_change_between_a_moves_read_and_its_write_is_kept_and_the_move_m
 
     def bob_leaves(call: int) -> None:
         if call == 1:
-            services.game_leave(game_id=game.pk, user=bob)
+            game_leave(game_id=game.pk, user=bob)
 
     reads = count_reads(monkeypatch, bob_leaves)
-    result = services.move_apply(game_id=game.pk, user=alice, move=first_legal(game.pk, alice))
+    result = play.move_apply(game_id=game.pk, user=alice, move=first_legal(game.pk, alice))
 
     # The first try found the game changed (bob left, and his stand-in chose his cards) and
     # wrote nothing; the second read saw both.
@@ -121,7 +136,7 @@ def test_a_seat_change_between_a_moves_read_and_its_write_is_kept_and_the_move_m
     assert bob_seat.left and bob_seat.autopilot  # not written over by the move
     kinds = list(Event.objects.filter(game=game).values_list("kind", flat=True))
     assert kinds.count("left") == 1
-    state = services.load_state(Game.objects.get(pk=game.pk))
+    state = load_state(Game.objects.get(pk=game.pk))
     assert all(not player.pending for player in state.players)
 
 
@@ -129,7 +144,7 @@ def test_a_move_without_a_change_in_between_is_read_once(people, monkeypatch):
     alice = people[0]
     game = dealt_game(people)
     reads = count_reads(monkeypatch)
-    services.move_apply(game_id=game.pk, user=alice, move=first_legal(game.pk, alice))
+    play.move_apply(game_id=game.pk, user=alice, move=first_legal(game.pk, alice))
     assert reads == [alice.pk]
 
 
@@ -151,15 +166,15 @@ def test_two_players_moving_at_the_same_moment_both_get_their_move(people, monke
     reads = count_reads(monkeypatch, wait_for_the_other)
     errors: list[BaseException] = []
 
-    def play(person) -> None:
+    def move_for(person) -> None:
         try:
-            services.move_apply(game_id=game.pk, user=person, move=moves[person.pk])
+            play.move_apply(game_id=game.pk, user=person, move=moves[person.pk])
         except BaseException as error:  # reported by the test
             errors.append(error)
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=play, args=(person,)) for person in (alice, bob)]
+    threads = [threading.Thread(target=move_for, args=(person,)) for person in (alice, bob)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -167,7 +182,7 @@ def test_two_players_moving_at_the_same_moment_both_get_their_move(people, monke
     assert errors == []
     # Two reads at once, and the later writer's second read.
     assert sorted(reads) in ([alice.pk, alice.pk, bob.pk], [alice.pk, bob.pk, bob.pk])
-    state = services.load_state(Game.objects.get(pk=game.pk))
+    state = load_state(Game.objects.get(pk=game.pk))
     assert state.seq == seq + 2
     assert sorted(Move.objects.filter(game=game).values_list("seq", flat=True)) == [
         seq + 1,
@@ -179,11 +194,11 @@ def test_two_players_moving_at_the_same_moment_both_get_their_move(people, monke
 def test_the_write_statement_is_sent_with_postgresqls_own_numbered_placeholders():
     # psycopg would parse the long statement's %s again for every move (it caches only
     # statements of at most 4 kB and 50 parameters); the numbering is done once per text.
-    sql = "UPDATE t SET a = %s, b = %s WHERE id = %s AND EXISTS (SELECT 1 FROM guard)"
-    assert rows.numbered(sql) == (
+    statement = "UPDATE t SET a = %s, b = %s WHERE id = %s AND EXISTS (SELECT 1 FROM guard)"
+    assert sql.numbered(statement) == (
         "UPDATE t SET a = $1, b = $2 WHERE id = $3 AND EXISTS (SELECT 1 FROM guard)"
     )
-    assert rows.numbered(sql) is rows.numbered(sql)
+    assert sql.numbered(statement) is sql.numbered(statement)
 
 
 def test_every_change_of_a_seat_of_a_game_being_played_writes_the_game_row(people, monkeypatch):
@@ -197,9 +212,9 @@ def test_every_change_of_a_seat_of_a_game_being_played_writes_the_game_row(peopl
         return selectors.versioned_game_with_seats(game.pk)[0]._row_version
 
     changes = [
-        ("the timer runs out", lambda: services.turn_expire(game_id=game.pk)),
-        ("alice takes her seat back", lambda: services.seat_take_back(game_id=game.pk, user=alice)),
-        ("bob leaves", lambda: services.game_leave(game_id=game.pk, user=bob)),
+        ("the timer runs out", lambda: turn_expire(game_id=game.pk)),
+        ("alice takes her seat back", lambda: seat_take_back(game_id=game.pk, user=alice)),
+        ("bob leaves", lambda: game_leave(game_id=game.pk, user=bob)),
     ]
     for name, change in changes:
         seats = {seat.user_id: seat for seat in selectors.seats_with_presence(game.pk)}

@@ -3,10 +3,10 @@
 A move reads its game row and the seats with their presence, one query each, and writes the
 move, the state, the events and what the kind's glue keeps in step. On PostgreSQL the game is
 read without a lock and the writes are one statement that checks the game row is unchanged
-(``rows.guarded``): no transaction statements at all. On SQLite the game row is locked in a
-transaction and the writes go one by one. The broadcast after the commit (views for every
-seat) reads nothing more, but for the game's end: its rating changes and new achievements,
-two queries for all the views (tests/test_finished_view.py).
+(``games.moves.play.prepare_guarded``): no transaction statements at all. On SQLite the game
+row is locked in a transaction and the writes go one by one. The broadcast after the commit
+(views for every seat) reads nothing more, but for the game's end: its rating changes and new
+achievements, two queries for all the views (tests/test_finished_view.py).
 """
 
 from __future__ import annotations
@@ -17,18 +17,20 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import services
 from games.models import Game
+from games.moves import play
 from games.ratumrad import engine
+from games.services.base import load_state
+from games.services.lifecycle import game_create, game_join, game_start
 
 pytestmark = pytest.mark.django_db
 
 # On PostgreSQL a move is two statements: the game with its seats, and the writes
-# (rows.guarded), with no transaction statement at all. On SQLite: the locked game, the seats
-# and one statement per write; the savepoints of the test's transaction are not counted.
-# The move that ends the game also scores it (the results, every seat's rating, achievements);
-# on PostgreSQL it is first read without the lock (1), found to end the game, and made again
-# under the lock (10).
+# (games.moves.play.prepare_guarded), with no transaction statement at all. On SQLite: the
+# locked game, the seats and one statement per write; the savepoints of the test's
+# transaction are not counted. The move that ends the game also scores it (the results,
+# every seat's rating, achievements); on PostgreSQL it is first read without the lock (1),
+# found to end the game, and made again under the lock (10).
 MOST_QUERIES = {
     "postgresql": {"move": 2, "last move": 11},
     "sqlite": {"move": 7, "last move": 17},
@@ -38,25 +40,25 @@ SEED = 1
 
 def test_a_move_takes_a_bounded_number_of_queries_whatever_it_does(people):
     alice, bob = people[:2]
-    game = services.game_create(user=alice, name="Rhein", max_players=2, turn_seconds=0)
-    services.game_join(game_id=game.pk, user=bob)
+    game = game_create(user=alice, name="Rhein", max_players=2, turn_seconds=0)
+    game_join(game_id=game.pk, user=bob)
     # The same game every run: how many rows the last move writes depends on the deal (the
     # destination cards are updated in one statement per seat, status and completion).
     Game.objects.filter(pk=game.pk).update(seed=SEED)
-    services.game_start(game_id=game.pk, user=alice)
+    game_start(game_id=game.pk, user=alice)
     users = {alice.pk: alice, bob.pk: bob}
     rng = random.Random(3)
     counts: dict[str, int] = {}
     last = None
     for _ in range(400):
-        state = services.load_state(Game.objects.get(pk=game.pk))
+        state = load_state(Game.objects.get(pk=game.pk))
         if state.status == engine.FINISHED:
             break
         movers = [p.id for p in state.players if engine.turn_moves(state, p.id)]
         mover = rng.choice(movers)
         move = rng.choice(engine.turn_moves(state, mover))
         with CaptureQueriesContext(connection) as queries:
-            services.move_apply(game_id=game.pk, user=users[mover], move=move)
+            play.move_apply(game_id=game.pk, user=users[mover], move=move)
         work = [q["sql"] for q in queries.captured_queries if not _bookkeeping(q["sql"])]
         if Game.objects.get(pk=game.pk).status == Game.Status.FINISHED:
             last = len(work)

@@ -8,8 +8,9 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import translation
 
-from games import services
+from games import errors
 from games.models import Seat
+from games.services.lifecycle import BOT_NAMES, game_create
 from lobby.api import GuestThrottle, login_name_key
 from lobby.models import Guest
 
@@ -94,10 +95,10 @@ def test_a_registered_users_name_is_taken_for_guests(client):
     assert Guest.objects.count() == 0
 
 
-@pytest.mark.parametrize("name", [*services.BOT_NAMES[:3], "bot anna", "BOT JAKOB"])
+@pytest.mark.parametrize("name", [*BOT_NAMES[:3], "bot anna", "BOT JAKOB"])
 def test_the_computer_players_names_are_kept_from_guests(client, name):
     assert NAME_TAKEN_DE in play_as_guest(client, name).content.decode()
-    with pytest.raises(services.ServiceError) as refused:
+    with pytest.raises(errors.ServiceError) as refused:
         Guest.objects.create_guest(name=name)
     assert refused.value.code == "name_taken"
     assert get_user_model().objects.count() == 0
@@ -265,7 +266,7 @@ def test_the_header_offers_log_in_and_register_to_visitors(client):
 def test_a_guest_keeps_their_name_user_and_seats_by_choosing_a_password(client):
     play_as_guest(client, "alice")
     alice = get_user_model().objects.get(username="alice")
-    game = services.game_create(user=alice, name="Rheinufer", max_players=3)
+    game = game_create(user=alice, name="Rheinufer", max_players=3)
     seats = list(Seat.objects.filter(user=alice).values_list("pk", "game_id"))
     assert "/keep-name/" in client.get("/").content.decode()
 

@@ -9,7 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games import services
+from games.moves import play
+from games.services.lifecycle import game_create, game_join, game_start
 from tests.csp_helpers import assert_page_keeps_policy
 
 pytestmark = pytest.mark.django_db
@@ -20,10 +21,10 @@ def person(name: str):
 
 
 def dealt_game(*people, name: str = "Rheinufer") -> int:
-    game = services.game_create(user=people[0], name=name, max_players=len(people))
+    game = game_create(user=people[0], name=name, max_players=len(people))
     for other in people[1:]:
-        services.game_join(game_id=game.pk, user=other)
-    services.game_start(game_id=game.pk, user=people[0])
+        game_join(game_id=game.pk, user=other)
+    game_start(game_id=game.pk, user=people[0])
     return game.pk
 
 
@@ -99,8 +100,8 @@ def test_an_unknown_game_is_a_404_page(client, alice):
 
 
 def test_a_waiting_game_lists_its_seats_and_names_the_creator(client, alice, bob):
-    game = services.game_create(user=alice, name="Kleinbasel", max_players=3)
-    services.game_join(game_id=game.pk, user=bob)
+    game = game_create(user=alice, name="Kleinbasel", max_players=3)
+    game_join(game_id=game.pk, user=bob)
     response = page(client, game.pk, bob)
     assert response.status_code == 200
     state = script_data(response, "initial-state")
@@ -131,7 +132,7 @@ def test_the_page_keeps_to_the_content_security_policy(client, alice, bob, charl
 def test_a_finished_game_hands_its_results_with_the_longest_paths(client, alice, bob):
     game_id = dealt_game(alice, bob)
     for voter in (alice, bob):
-        services.move_apply(game_id=game_id, user=voter, move={"type": "VOTE_END", "end": True})
+        play.move_apply(game_id=game_id, user=voter, move={"type": "VOTE_END", "end": True})
     state = script_data(page(client, game_id, alice), "initial-state")
     assert state["status"] == "FINISHED"
     assert {row["player"] for row in state["results"]} == {alice.pk, bob.pk}
@@ -139,7 +140,7 @@ def test_a_finished_game_hands_its_results_with_the_longest_paths(client, alice,
 
 
 def test_a_solo_game_of_road_to_300_has_no_chat_panel(client, alice):
-    game = services.game_create(user=alice, name="Allein", kind="road300")
+    game = game_create(user=alice, name="Allein", kind="road300")
     response = page(client, game.pk, alice)
     assert response.status_code == 200
     html = response.content.decode()
@@ -150,8 +151,8 @@ def test_a_solo_game_of_road_to_300_has_no_chat_panel(client, alice):
 
 @pytest.mark.parametrize("kind", ["ratumrad", "rage"])
 def test_a_table_game_keeps_its_chat_panel(client, alice, bob, kind):
-    game = services.game_create(user=alice, name="Zu zweit", kind=kind, max_players=3)
-    services.game_join(game_id=game.pk, user=bob)
+    game = game_create(user=alice, name="Zu zweit", kind=kind, max_players=3)
+    game_join(game_id=game.pk, user=bob)
     html = page(client, game.pk, bob).content.decode()
     for element in ('id="chat-panel"', 'id="chat-form"', 'id="chat-send"'):
         assert element in html

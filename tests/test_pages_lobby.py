@@ -8,8 +8,8 @@ import re
 import pytest
 from django.test import Client
 
-from games import services
 from games.models import ChatMessage, Game, Seat
+from games.services.lifecycle import game_create, game_join, game_start
 from lobby.models import Guest
 
 pytestmark = pytest.mark.django_db
@@ -61,13 +61,13 @@ def test_the_scripts_strings_follow_the_pages_language(alice, language, label):
 
 
 def test_the_lobby_lists_games_by_status_with_seats_and_time(alice, bob, charlie):
-    waiting = services.game_create(user=alice, name="Wartend", max_players=3)
-    running = services.game_create(user=bob, name="Laufend", max_players=2)
-    services.game_join(game_id=running.pk, user=charlie)
-    services.game_start(game_id=running.pk, user=bob)
-    finished = services.game_create(user=bob, name="Vorbei", max_players=2)
+    waiting = game_create(user=alice, name="Wartend", max_players=3)
+    running = game_create(user=bob, name="Laufend", max_players=2)
+    game_join(game_id=running.pk, user=charlie)
+    game_start(game_id=running.pk, user=bob)
+    finished = game_create(user=bob, name="Vorbei", max_players=2)
     Game.objects.filter(pk=finished.pk).update(status=Game.Status.FINISHED)
-    aborted = services.game_create(user=bob, name="Abgebrochen", max_players=2)
+    aborted = game_create(user=bob, name="Abgebrochen", max_players=2)
     Game.objects.filter(pk=aborted.pk).update(status=Game.Status.ABORTED)
 
     html = browser(charlie).get("/", headers={"accept-language": "en"}).content.decode()
@@ -85,10 +85,10 @@ def test_the_lobby_lists_games_by_status_with_seats_and_time(alice, bob, charlie
 
 
 def test_join_buttons_appear_only_on_open_waiting_games_of_others(alice, bob, charlie):
-    open_game = services.game_create(user=alice, name="Offen", max_players=3)
-    full = services.game_create(user=alice, name="Voll", max_players=2)
-    services.game_join(game_id=full.pk, user=bob)
-    mine = services.game_create(user=charlie, name="Meins", max_players=2)
+    open_game = game_create(user=alice, name="Offen", max_players=3)
+    full = game_create(user=alice, name="Voll", max_players=2)
+    game_join(game_id=full.pk, user=bob)
+    mine = game_create(user=charlie, name="Meins", max_players=2)
 
     html = browser(charlie).get("/").content.decode()
 
@@ -100,7 +100,7 @@ def test_join_buttons_appear_only_on_open_waiting_games_of_others(alice, bob, ch
 
 
 def test_game_names_and_chat_lines_are_escaped(alice):
-    services.game_create(user=alice, name="<img src=x onerror=alert(1)>", max_players=2)
+    game_create(user=alice, name="<img src=x onerror=alert(1)>", max_players=2)
     ChatMessage.objects.create(user=alice, text="<script>alert(2)</script>")
     html = browser(alice).get("/").content.decode()
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
@@ -109,7 +109,7 @@ def test_game_names_and_chat_lines_are_escaped(alice):
 
 
 def test_the_lobby_shows_the_lobby_chat_history_oldest_first(alice, bob):
-    game = services.game_create(user=alice, name="Rheinufer", max_players=2)
+    game = game_create(user=alice, name="Rheinufer", max_players=2)
     ChatMessage.objects.create(user=alice, text="Wer spielt mit?")
     ChatMessage.objects.create(user=bob, text="Ich!")
     ChatMessage.objects.create(user=bob, game=game, text="nur im Spiel")
@@ -144,15 +144,15 @@ def test_the_site_icon_is_found_at_favicon_ico_too(client):
 
 
 def test_joining_from_the_page_takes_a_seat_and_opens_the_game(alice, bob):
-    game = services.game_create(user=alice, name="Rheinufer", max_players=2)
+    game = game_create(user=alice, name="Rheinufer", max_players=2)
     response = browser(bob).post(f"/join/{game.pk}/")
     assert response.status_code == 302 and response["Location"] == f"/games/{game.pk}/"
     assert Seat.objects.filter(game=game, user=bob).exists()
 
 
 def test_joining_a_full_game_explains_why_in_the_lobby(alice, bob, charlie):
-    game = services.game_create(user=alice, name="Rheinufer", max_players=2)
-    services.game_join(game_id=game.pk, user=bob)
+    game = game_create(user=alice, name="Rheinufer", max_players=2)
+    game_join(game_id=game.pk, user=bob)
     client = browser(charlie)
     response = client.post(f"/join/{game.pk}/", headers={"accept-language": "en"})
     assert response["Location"] == "/"
@@ -162,13 +162,13 @@ def test_joining_a_full_game_explains_why_in_the_lobby(alice, bob, charlie):
 
 
 def test_joining_a_game_one_is_seated_in_just_opens_it(alice):
-    game = services.game_create(user=alice, name="Rheinufer", max_players=2)
+    game = game_create(user=alice, name="Rheinufer", max_players=2)
     assert browser(alice).post(f"/join/{game.pk}/")["Location"] == f"/games/{game.pk}/"
     assert Seat.objects.filter(game=game).count() == 1
 
 
 def test_joining_needs_a_login_and_a_post(client, alice):
-    game = services.game_create(user=alice, name="Rheinufer", max_players=2)
+    game = game_create(user=alice, name="Rheinufer", max_players=2)
     assert client.post(f"/join/{game.pk}/")["Location"].startswith("/login/")
     assert browser(alice).get(f"/join/{game.pk}/").status_code == 405
 
@@ -290,14 +290,14 @@ def test_the_new_game_form_offers_every_kind_with_its_options_and_seats(alice, m
 
 @pytest.mark.django_db
 def test_the_lobby_names_a_games_variant_beside_its_kind(people, client):
-    services.game_create(
+    game_create(
         user=people[1],
         name="Stiche",
         kind="rage",
         max_players=4,
         options={"bids": "secret", "durchmarsch": True},
     )
-    services.game_create(user=people[1], name="Rheinufer", max_players=2)
+    game_create(user=people[1], name="Rheinufer", max_players=2)
     client.force_login(people[0])
     html = client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     row = html[html.index("Stiche") : html.index("</li>", html.index("Stiche"))]

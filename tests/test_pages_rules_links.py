@@ -10,7 +10,8 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from games import registry, services
+from games import registry
+from games.services.lifecycle import game_create
 from tests.csp_helpers import assert_page_keeps_policy
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +71,7 @@ def test_the_navigations_rules_link_opens_the_index(client):
     ],
 )
 def test_each_game_page_links_the_rules_of_its_own_kind(alice, kind, seats, language, link):
-    game = services.game_create(user=alice, name="Tisch", kind=kind, max_players=seats)
+    game = game_create(user=alice, name="Tisch", kind=kind, max_players=seats)
     client = Client()
     client.force_login(alice)
     html = get(client, f"/games/{game.pk}/", language)

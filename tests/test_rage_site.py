@@ -11,10 +11,12 @@ import pytest
 from channels.db import database_sync_to_async
 from rest_framework.test import APIClient
 
-from games import consumers, services
+from games import consumers
 from games.models import Game
+from games.moves import play
 from games.rage import engine
 from games.rage.cards import CARD_NAMES
+from games.services.lifecycle import game_create, game_join, game_start
 from rankings.models import Rating
 from tests.ws_helpers import Socket, close_all, isolated_sockets, make_people  # noqa: F401
 
@@ -40,7 +42,7 @@ def test_a_rage_game_keeps_its_variant_and_seats_up_to_seven_computer_players(pe
     listed = api_of(people[1]).get("/api/games/?kind=rage").json()
     assert [game["id"] for game in listed] == [item["id"]]
     assert api_of(people[1]).get("/api/games/?kind=road300").json() == []
-    services.game_start(game_id=item["id"], user=people[0])
+    game_start(game_id=item["id"], user=people[0])
     view = api_of(people[0]).get(f"/api/games/{item['id']}/").json()
     assert view["round"] == 1 and view["cards"] == 10 and len(view["you"]["hand"]) == 10
     assert len(view["players"]) == 8
@@ -96,13 +98,13 @@ async def test_G2_2_the_lobby_socket_refuses_a_forbidden_combination_naming_the_
 @database_sync_to_async
 def dealt_game(people, bots: int, options: dict, seed: int) -> int:
     seats = len(people) + bots
-    game = services.game_create(
+    game = game_create(
         user=people[0], name="Stiche", kind="rage", max_players=seats, bots=bots, options=options
     )
     for person in people[1:]:
-        services.game_join(game_id=game.pk, user=person)
+        game_join(game_id=game.pk, user=person)
     Game.objects.filter(pk=game.pk).update(seed=seed)  # the same deal on every run
-    services.game_start(game_id=game.pk, user=people[0])
+    game_start(game_id=game.pk, user=people[0])
     return game.pk
 
 
@@ -247,8 +249,8 @@ async def test_bad_rage_moves_are_clear_errors_and_change_nothing():
 
 @pytest.mark.django_db
 def test_a_rage_game_rates_its_players_in_the_rage_ranking(people):
-    game = services.game_create(user=people[0], name="Stiche", kind="rage", max_players=3, bots=2)
-    services.game_start(game_id=game.pk, user=people[0])
+    game = game_create(user=people[0], name="Stiche", kind="rage", max_players=3, bots=2)
+    game_start(game_id=game.pk, user=people[0])
     rng = random.Random(4)
     while True:
         game.refresh_from_db()
@@ -257,11 +259,11 @@ def test_a_rage_game_rates_its_players_in_the_rage_ranking(people):
             break
         if people[0].pk in engine.to_move(state):
             move = rng.choice(engine.legal_moves(state, people[0].pk))
-            services.move_apply(game_id=game.pk, user=people[0], move=move, expect_seq=state.seq)
+            play.move_apply(game_id=game.pk, user=people[0], move=move, expect_seq=state.seq)
         else:  # the computer players move after the commit; here, at once
             seat = next(s for s in game.seats.all() if s.user_id in engine.to_move(state))
             move = engine.make_bot("heuristic", 1).choose(engine.view(state, seat.user_id))
-            services.move_apply(game_id=game.pk, user=seat.user, move=move, by_bot=True)
+            play.move_apply(game_id=game.pk, user=seat.user, move=move, by_bot=True)
     ratings = api_of(people[1]).get("/api/rankings/ratings/?kind=rage").json()
     assert {row["player"] for row in ratings} == set(game.seats.values_list("user_id", flat=True))
     assert api_of(people[1]).get("/api/rankings/ratings/?kind=ratumrad").json() == []

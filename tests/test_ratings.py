@@ -8,9 +8,12 @@ import random
 import pytest
 from django.core.management import call_command
 
-from games import services
 from games.models import Game, Seat
+from games.moves import play
 from games.ratumrad import engine
+from games.services.admin import game_abort, game_end_now
+from games.services.base import load_state
+from games.services.lifecycle import game_create, game_join, game_start
 from games.signals import game_finished
 from rankings import services as ratings
 from rankings.models import Rating, RatingChange
@@ -95,27 +98,27 @@ def test_the_next_game_starts_from_the_rating_the_last_one_left(people):
 
 def test_an_aborted_game_is_not_rated(people):
     alice, bob = people[:2]
-    game = services.game_create(user=alice, name="Rheinufer", max_players=2)
-    services.game_join(game_id=game.pk, user=bob)
-    services.game_start(game_id=game.pk, user=alice)
-    services.game_abort(game_id=game.pk)
+    game = game_create(user=alice, name="Rheinufer", max_players=2)
+    game_join(game_id=game.pk, user=bob)
+    game_start(game_id=game.pk, user=alice)
+    game_abort(game_id=game.pk)
     announce(Game.objects.get(pk=game.pk), {alice: 1, bob: 2})
     assert not Rating.objects.exists() and not RatingChange.objects.exists()
 
 
 def started(players, bots: int = 0) -> Game:
-    game = services.game_create(
+    game = game_create(
         user=players[0], name="Rheinufer", max_players=len(players) + bots, bots=bots
     )
     Game.objects.filter(pk=game.pk).update(seed=7)  # the same deal every run
     for user in players[1:]:
-        services.game_join(game_id=game.pk, user=user)
-    return services.game_start(game_id=game.pk, user=players[0])
+        game_join(game_id=game.pk, user=user)
+    return game_start(game_id=game.pk, user=players[0])
 
 
 def test_ending_a_game_now_rates_every_seat_by_its_place(people):
     game = started(people[:3])
-    services.game_end_now(game_id=game.pk)
+    game_end_now(game_id=game.pk)
     seats = Seat.objects.filter(game=game)
     rows = RatingChange.objects.filter(game=game)
     assert {(r.user_id, r.place, r.total, r.players) for r in rows} == {
@@ -132,7 +135,7 @@ def test_a_rating_that_fails_does_not_keep_the_game_from_ending(people, monkeypa
     monkeypatch.setattr(ratings, "rate_game", broken)
     game = started(people[:2])
     with caplog.at_level(logging.ERROR, logger="rankings.receivers"):
-        services.game_end_now(game_id=game.pk)
+        game_end_now(game_id=game.pk)
     assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
     assert not RatingChange.objects.exists()
     assert f"could not rate game {game.pk}" in caplog.text
@@ -159,9 +162,9 @@ def test_a_whole_game_against_a_computer_player_rates_both_and_marks_the_bot(set
     rng = random.Random(3)
     game.refresh_from_db()  # the bot prepared at once
     while game.status != Game.Status.FINISHED:
-        state = services.load_state(game)
+        state = load_state(game)
         move = rng.choice(engine.turn_moves(state, alice.pk))
-        services.move_apply(game_id=game.pk, user=alice, move=move, expect_seq=game.seq)
+        play.move_apply(game_id=game.pk, user=alice, move=move, expect_seq=game.seq)
         game.refresh_from_db()
     bot = Seat.objects.get(game=game, is_bot=True)
     rows = {row.user_id: row for row in RatingChange.objects.filter(game=game)}

@@ -31,7 +31,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from games import async_moves
+from games.moves import on_loop
 from games.ratumrad import engine
 from tests.real_server import PrivateRedis, Server, server_database
 from tests.test_ws_whole_games import check_no_leak
@@ -539,7 +539,7 @@ def moves_pool_connections(database_url: str) -> int:
         [(count,)] = conn.execute(
             "SELECT count(*) FROM pg_stat_activity"
             " WHERE datname = current_database() AND application_name = %s",
-            [async_moves.APPLICATION_NAME],
+            [on_loop.APPLICATION_NAME],
         ).fetchall()
     return count
 

@@ -21,9 +21,9 @@ from django.db import DatabaseError, connection
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games import services
 from games.kinds import road300 as glue
 from games.road300 import bots
+from games.services.lifecycle import game_create
 from lobby.api import GuestThrottle, LoginAddressThrottle
 from ratumrad_site import cache as resilient
 from tests.real_server import PrivateRedis, free_port
@@ -91,7 +91,7 @@ def test_T4_3_a_road300_game_finishes_with_the_strong_bots_score_while_redis_is_
     redis_away, people
 ):
     glue.bot_score.cache_clear()
-    game = services.game_create(user=people[0], name="Solo", kind="road300")
+    game = game_create(user=people[0], name="Solo", kind="road300")
     game = play_out(game, people[0])
     assert game.status == "FINISHED"
     assert game.state["results"][0]["bot_score"] == bots.strong_bot_score(game.seed)

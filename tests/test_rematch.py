@@ -15,8 +15,19 @@ from django.db import connection, connections
 from django.utils import translation
 from rest_framework.test import APIClient
 
-from games import feed, selectors, services
+from games import errors, feed, selectors
 from games.models import Event, Game, Rematch, Seat
+from games.services import lifecycle
+from games.services.admin import game_end_now
+from games.services.base import kind_of
+from games.services.lifecycle import (
+    check_rematch_answer,
+    game_create,
+    game_join,
+    game_start,
+    rematch_answer,
+)
+from games.services.seats import game_leave
 from tests.ws_helpers import Socket, close_all, isolated_sockets  # noqa: F401 (autouse)
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,7 +37,7 @@ def finished_game(people, *, kind="ratumrad", bots=0, options=None, private=Fals
     """A game of ``people`` (the first created it) and ``bots`` computer players, dealt and
     then ended at once (scored as usual)."""
     count = len(people) + bots
-    game = services.game_create(
+    game = game_create(
         user=people[0],
         name="Rheinknie",
         kind=kind,
@@ -38,13 +49,13 @@ def finished_game(people, *, kind="ratumrad", bots=0, options=None, private=Fals
     )
     if not registry_solo(game):
         for person in people[1:]:
-            services.game_join(game_id=game.pk, user=person)
-        services.game_start(game_id=game.pk, user=people[0])
-    return services.game_end_now(game_id=game.pk)
+            game_join(game_id=game.pk, user=person)
+        game_start(game_id=game.pk, user=people[0])
+    return game_end_now(game_id=game.pk)
 
 
 def registry_solo(game: Game) -> bool:
-    return services.kind_of(game).solo
+    return kind_of(game).solo
 
 
 def seats_of(game: Game) -> list[tuple[int, bool, str]]:
@@ -75,11 +86,11 @@ def test_when_everyone_accepts_one_new_game_is_dealt_with_the_same_seats_bots_an
     options = {"bids": "secret", "plus_minus_one": False, "durchmarsch": True}
     old = finished_game([alice, bob], kind="rage", bots=1, options=options, private=True)
 
-    first = services.rematch_answer(game_id=old.pk, user=alice)
+    first = rematch_answer(game_id=old.pk, user=alice)
     assert first.new_game is None and first.answers == {str(alice.pk): True}
     assert Game.objects.count() == 1  # bob has not answered yet
 
-    rematch = services.rematch_answer(game_id=old.pk, user=bob)
+    rematch = rematch_answer(game_id=old.pk, user=bob)
     new = Game.objects.get(pk=rematch.new_game_id)
     assert [game.pk for game in new_games()] == [new.pk]
     assert (new.kind, new.options, new.name) == ("rage", old.options, "Rheinknie")
@@ -108,26 +119,26 @@ def test_the_finished_view_shows_the_offer_to_every_seat_and_asks_only_the_peopl
         "declined": [],
         "game": None,
     }
-    services.rematch_answer(game_id=old.pk, user=alice)
+    rematch_answer(game_id=old.pk, user=alice)
     for viewer in (alice.pk, bob.pk, None):  # spectators see the offer as it stands too
         assert selectors.game_view(old, viewer)["rematch"]["accepted"] == [alice.pk]
 
 
 def test_a_game_being_played_has_no_offer_in_its_view(people):
     alice, bob = people["alice"], people["bob"]
-    game = services.game_create(user=alice, name="g", max_players=2)
-    services.game_join(game_id=game.pk, user=bob)
-    services.game_start(game_id=game.pk, user=alice)
+    game = game_create(user=alice, name="g", max_players=2)
+    game_join(game_id=game.pk, user=bob)
+    game_start(game_id=game.pk, user=alice)
     assert "rematch" not in selectors.game_view(Game.objects.get(pk=game.pk), alice.pk)
 
 
 def test_a_decline_ends_the_offer_and_a_later_acceptance_is_refused(people):
     alice, bob, charlie = people["alice"], people["bob"], people["charlie"]
     old = finished_game([alice, bob, charlie])
-    services.rematch_answer(game_id=old.pk, user=alice)
-    services.rematch_answer(game_id=old.pk, user=bob, accept=False)
-    with pytest.raises(services.Conflict) as refused:
-        services.rematch_answer(game_id=old.pk, user=charlie)
+    rematch_answer(game_id=old.pk, user=alice)
+    rematch_answer(game_id=old.pk, user=bob, accept=False)
+    with pytest.raises(errors.Conflict) as refused:
+        rematch_answer(game_id=old.pk, user=charlie)
     assert refused.value.code == "rematch_declined"
     view = selectors.game_view(old, alice.pk)["rematch"]
     assert (view["accepted"], view["declined"], view["game"]) == ([alice.pk], [bob.pk], None)
@@ -137,33 +148,33 @@ def test_a_decline_ends_the_offer_and_a_later_acceptance_is_refused(people):
 def test_answering_twice_changes_nothing_and_the_new_game_stays_the_only_one(people):
     alice, bob = people["alice"], people["bob"]
     old = finished_game([alice, bob])
-    services.rematch_answer(game_id=old.pk, user=alice)
-    services.rematch_answer(game_id=old.pk, user=alice)  # a second press
+    rematch_answer(game_id=old.pk, user=alice)
+    rematch_answer(game_id=old.pk, user=alice)  # a second press
     assert Event.objects.filter(game=old, kind="rematch").count() == 1
-    new = services.rematch_answer(game_id=old.pk, user=bob).new_game_id
-    assert services.rematch_answer(game_id=old.pk, user=bob).new_game_id == new
-    assert services.rematch_answer(game_id=old.pk, user=alice).new_game_id == new
+    new = rematch_answer(game_id=old.pk, user=bob).new_game_id
+    assert rematch_answer(game_id=old.pk, user=bob).new_game_id == new
+    assert rematch_answer(game_id=old.pk, user=alice).new_game_id == new
     assert [game.pk for game in new_games()] == [new]
-    with pytest.raises(services.Conflict) as refused:
-        services.rematch_answer(game_id=old.pk, user=alice, accept=False)
+    with pytest.raises(errors.Conflict) as refused:
+        rematch_answer(game_id=old.pk, user=alice, accept=False)
     assert refused.value.code == "rematch_started"
 
 
 def test_a_person_who_left_is_not_asked_and_a_computer_player_takes_their_seat(people):
     alice, bob, charlie = people["alice"], people["bob"], people["charlie"]
-    game = services.game_create(user=alice, name="g", max_players=3)
+    game = game_create(user=alice, name="g", max_players=3)
     for person in (bob, charlie):
-        services.game_join(game_id=game.pk, user=person)
-    services.game_start(game_id=game.pk, user=alice)
-    services.game_leave(game_id=game.pk, user=charlie)
-    old = services.game_end_now(game_id=game.pk)
+        game_join(game_id=game.pk, user=person)
+    game_start(game_id=game.pk, user=alice)
+    game_leave(game_id=game.pk, user=charlie)
+    old = game_end_now(game_id=game.pk)
     assert sorted(selectors.game_view(old, alice.pk)["rematch"]["asked"]) == [alice.pk, bob.pk]
 
-    with pytest.raises(services.Conflict) as refused:
-        services.rematch_answer(game_id=old.pk, user=charlie)
+    with pytest.raises(errors.Conflict) as refused:
+        rematch_answer(game_id=old.pk, user=charlie)
     assert refused.value.code == "left_game"
-    services.rematch_answer(game_id=old.pk, user=alice)
-    new = Game.objects.get(pk=services.rematch_answer(game_id=old.pk, user=bob).new_game_id)
+    rematch_answer(game_id=old.pk, user=alice)
+    new = Game.objects.get(pk=rematch_answer(game_id=old.pk, user=bob).new_game_id)
     seats = seats_of(new)
     assert seats[:2] == [(alice.pk, False, ""), (bob.pk, False, "")]
     stand_in = Seat.objects.get(game=new, user_id=seats[2][0])
@@ -176,10 +187,10 @@ def test_two_presses_at_the_same_moment_deal_one_new_game(people, monkeypatch, p
     # Charlie accepted before; ("bob", "bob"): alice too, and bob presses in two tabs at once.
     trio = [people["alice"], people["bob"], people["charlie"]]
     old = finished_game(trio)
-    services.rematch_answer(game_id=old.pk, user=people["charlie"])
+    rematch_answer(game_id=old.pk, user=people["charlie"])
     if presses == ("bob", "bob"):
-        services.rematch_answer(game_id=old.pk, user=people["alice"])
-    check = services.check_rematch_answer
+        rematch_answer(game_id=old.pk, user=people["alice"])
+    check = check_rematch_answer
     read = threading.Barrier(2, timeout=1)
 
     def check_then_wait(**args):
@@ -188,14 +199,14 @@ def test_two_presses_at_the_same_moment_deal_one_new_game(people, monkeypatch, p
             read.wait()  # both read at once unless the game's lock keeps the other out
         return checked
 
-    monkeypatch.setattr(services, "check_rematch_answer", check_then_wait)
-    errors: list[BaseException] = []
+    monkeypatch.setattr(lifecycle, "check_rematch_answer", check_then_wait)
+    failures: list[BaseException] = []
 
     def press(name: str) -> None:
         try:
-            services.rematch_answer(game_id=old.pk, user=people[name])
+            rematch_answer(game_id=old.pk, user=people[name])
         except BaseException as error:  # reported by the test
-            errors.append(error)
+            failures.append(error)
         finally:
             connections.close_all()
 
@@ -204,7 +215,7 @@ def test_two_presses_at_the_same_moment_deal_one_new_game(people, monkeypatch, p
         thread.start()
     for thread in threads:
         thread.join(timeout=30)
-    assert errors == []
+    assert failures == []
     assert Game.objects.count() == 2  # the finished game and one new game
     assert len(new_games()) == 1
     assert Rematch.objects.get(game=old).answers == {str(person.pk): True for person in trio}
@@ -217,7 +228,7 @@ def test_a_solo_game_starts_again_at_once_with_the_same_options(people):
     rosa = people["alice"]
     old = finished_game([rosa], kind="road300", options={})
     assert selectors.game_view(old, rosa.pk)["rematch"]["offered"] is True
-    new = Game.objects.get(pk=services.rematch_answer(game_id=old.pk, user=rosa).new_game_id)
+    new = Game.objects.get(pk=rematch_answer(game_id=old.pk, user=rosa).new_game_id)
     assert (new.kind, new.options, new.status) == ("road300", old.options, Game.Status.RUNNING)
     assert seats_of(new) == [(rosa.pk, False, "")]
 
@@ -284,9 +295,9 @@ def test_the_rest_answer_returns_the_offer_and_the_new_game_once_everyone_accept
 def test_the_rest_answer_refuses_with_a_clear_error(people, who, path, body, status, code):
     alice, bob = people["alice"], people["bob"]
     old = finished_game([alice, bob])
-    running = services.game_create(user=alice, name="g", max_players=2)
-    services.game_join(game_id=running.pk, user=bob)
-    services.game_start(game_id=running.pk, user=alice)
+    running = game_create(user=alice, name="g", max_players=2)
+    game_join(game_id=running.pk, user=bob)
+    game_start(game_id=running.pk, user=alice)
     game_id = {"finished": old.pk, "running": running.pk}.get(path)
     url = f"/api/games/{game_id}/rematch/" if game_id else path
     response = api_of(people[who]).post(url, body, format="json")
@@ -373,9 +384,9 @@ async def test_the_socket_refuses_with_an_error_frame(people, who, game, message
 
     @database_sync_to_async
     def running_game() -> int:
-        running = services.game_create(user=alice, name="g", max_players=2)
-        services.game_join(game_id=running.pk, user=bob)
-        return services.game_start(game_id=running.pk, user=alice).pk
+        running = game_create(user=alice, name="g", max_players=2)
+        game_join(game_id=running.pk, user=bob)
+        return game_start(game_id=running.pk, user=alice).pk
 
     game_id = finished_id if game == "finished" else await running_game()
     socket = await Socket.game(game_id, people[who])

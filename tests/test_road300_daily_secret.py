@@ -15,10 +15,11 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games import services
 from games.kinds import road300 as glue
 from games.models import Game
+from games.moves import play
 from games.road300 import engine
+from games.services.lifecycle import game_create
 from tests.test_road300_site import dice_in, rolls_so_far, stored
 from tests.ws_helpers import Socket, close_all, isolated_sockets, make_people  # noqa: F401
 
@@ -35,7 +36,7 @@ def next_day(day: str) -> str:
 
 @database_sync_to_async
 def daily_game(user) -> int:
-    return services.game_create(user=user, name="Daily", kind="road300", options={"daily": True}).pk
+    return game_create(user=user, name="Daily", kind="road300", options={"daily": True}).pk
 
 
 def assert_secret(message, seed: int, known: set) -> None:
@@ -92,11 +93,11 @@ def test_T5_2_a_finished_daily_game_keeps_its_seed_back_until_the_day_is_over(
 ):
     alice = django_user_model.objects.create_user("alice")
     bob = django_user_model.objects.create_user("bob")
-    game = services.game_create(user=alice, name="Daily", kind="road300", options={"daily": True})
+    game = game_create(user=alice, name="Daily", kind="road300", options={"daily": True})
     moves = []
     while not engine.is_over(state := engine.from_dict(Game.objects.get(pk=game.pk).state)):
         move = engine.legal_moves(state, alice.pk)[0]
-        services.move_apply(game_id=game.pk, user=alice, move=move, expect_seq=state.seq)
+        play.move_apply(game_id=game.pk, user=alice, move=move, expect_seq=state.seq)
         moves.append(move)
     day = glue.today()
     seed = glue.daily_seed(day)
@@ -114,7 +115,7 @@ def test_T5_2_a_finished_daily_game_keeps_its_seed_back_until_the_day_is_over(
     daily_page = page.get("/road300/daily/").content.decode()
     assert str(seed) not in daily_page
     # A second daily game of the same day by bob does not open alice's either.
-    services.game_create(user=bob, name="Daily", kind="road300", options={"daily": True})
+    game_create(user=bob, name="Daily", kind="road300", options={"daily": True})
     assert api_of(bob).get(f"/api/games/{game.pk}/").status_code == 403
 
     monkeypatch.setattr(glue, "today", lambda: next_day(day))
@@ -130,7 +131,7 @@ def test_T5_2_a_finished_daily_game_keeps_its_seed_back_until_the_day_is_over(
 @pytest.mark.django_db
 def test_T5_2_the_admin_hides_a_daily_games_seed_while_the_day_runs(monkeypatch):
     admin = get_user_model().objects.create_superuser("charlie", password="pw-for-the-admin")
-    game = services.game_create(user=admin, name="Daily", kind="road300", options={"daily": True})
+    game = game_create(user=admin, name="Daily", kind="road300", options={"daily": True})
     day = glue.today()
     seed = glue.daily_seed(day)
     page = Client()
@@ -164,12 +165,10 @@ def test_T5_2_a_daily_game_finished_after_its_day_does_not_count_on_the_days_tab
     bob = django_user_model.objects.create_user("bob")
     day = glue.today()
     for person in (alice, bob):
-        game = services.game_create(
-            user=person, name="Daily", kind="road300", options={"daily": True}
-        )
+        game = game_create(user=person, name="Daily", kind="road300", options={"daily": True})
         while not engine.is_over(state := engine.from_dict(Game.objects.get(pk=game.pk).state)):
             move = engine.legal_moves(state, person.pk)[0]
-            services.move_apply(game_id=game.pk, user=person, move=move, expect_seq=state.seq)
+            play.move_apply(game_id=game.pk, user=person, move=move, expect_seq=state.seq)
     late = datetime.combine(date.fromisoformat(next_day(day)), time(0, 0, 1), tzinfo=UTC)
     Game.objects.filter(seats__user=bob).update(finished=late)
     rows = APIClient().get(f"/api/rankings/?kind=road300&day={day}").json()
@@ -184,12 +183,10 @@ def test_T5_2_the_days_table_links_other_players_games_only_once_the_day_is_over
     bob = django_user_model.objects.create_user("bob")
     games = {}
     for person in (alice, bob):
-        game = services.game_create(
-            user=person, name="Daily", kind="road300", options={"daily": True}
-        )
+        game = game_create(user=person, name="Daily", kind="road300", options={"daily": True})
         while not engine.is_over(state := engine.from_dict(Game.objects.get(pk=game.pk).state)):
             move = engine.legal_moves(state, person.pk)[0]
-            services.move_apply(game_id=game.pk, user=person, move=move, expect_seq=state.seq)
+            play.move_apply(game_id=game.pk, user=person, move=move, expect_seq=state.seq)
         games[person.username] = game.pk
     page = Client()
     page.force_login(bob)

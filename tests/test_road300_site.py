@@ -12,10 +12,11 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games import services
 from games.kinds import road300 as glue
 from games.models import Game, Move
+from games.moves import play
 from games.road300 import bots, engine
+from games.services.lifecycle import game_create
 from rankings.models import Rating
 from tests.ws_helpers import Socket, close_all, isolated_sockets, make_people  # noqa: F401
 
@@ -36,7 +37,7 @@ def play_out(game: Game, user, pick=0) -> Game:
         if engine.is_over(state):
             return game
         move = engine.legal_moves(state, user.pk)[pick]
-        services.move_apply(game_id=game.pk, user=user, move=move, expect_seq=state.seq)
+        play.move_apply(game_id=game.pk, user=user, move=move, expect_seq=state.seq)
 
 
 @pytest.mark.django_db
@@ -61,7 +62,7 @@ def test_T4_3_the_strong_bots_score_is_worked_out_when_the_game_is_dealt_not_in_
     people, monkeypatch, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        game = services.game_create(user=people[0], name="Solo", kind="road300")
+        game = game_create(user=people[0], name="Solo", kind="road300")
     drain_bot_score_worker()
     expected = bots.strong_bot_score(game.seed)
     version = game.state["grid_version"]
@@ -79,7 +80,7 @@ def test_T4_3_the_strong_bots_score_is_worked_out_when_the_game_is_dealt_not_in_
 @pytest.mark.django_db
 def test_a_backlog_of_strong_bot_scores_is_left_to_the_final_moves(people, monkeypatch):
     monkeypatch.setattr(glue, "_bot_score_pending", threading.BoundedSemaphore(1))
-    game = services.game_create(user=people[0], name="Solo", kind="road300")
+    game = game_create(user=people[0], name="Solo", kind="road300")
     state = engine.from_dict(game.state)
     first = glue.warm_up(game, state)
     assert first is not None
@@ -109,7 +110,7 @@ def test_bad_road300_options_are_a_bad_field_naming_the_option(people, options, 
 
 @pytest.mark.django_db
 def test_T4_3_the_results_show_the_strong_bots_score_on_the_same_seed(people):
-    game = services.game_create(user=people[0], name="Solo", kind="road300")
+    game = game_create(user=people[0], name="Solo", kind="road300")
     game = play_out(game, people[0])
     row = game.state["results"][0]
     assert row["bot_score"] == bots.strong_bot_score(game.seed)
@@ -134,7 +135,7 @@ def test_T5_2_the_daily_game_has_the_same_secret_seed_for_everyone_on_a_day(peop
     assert first.seed == second.seed == glue.daily_seed(glue.today())
     assert first.options == {"daily": True, "day": glue.today()}
     assert glue.daily_seed("2026-11-24") != glue.daily_seed("2026-11-25")
-    other = services.game_create(user=people[2], name="Solo", kind="road300")
+    other = game_create(user=people[2], name="Solo", kind="road300")
     assert other.seed != first.seed
     assert "seed" not in api_of(people[0]).get(f"/api/games/{first.pk}/").json()
 
@@ -166,7 +167,7 @@ def test_T5_2_only_the_first_finished_daily_game_counts_on_the_days_table(people
 
 @pytest.mark.django_db
 def test_T5_1_a_hint_is_the_strong_bots_turn_with_its_path(people):
-    game = services.game_create(user=people[0], name="Solo", kind="road300")
+    game = game_create(user=people[0], name="Solo", kind="road300")
     response = api_of(people[0]).get(f"/api/games/{game.pk}/hint/")
     assert response.status_code == 200, response.json()
     hint = response.json()
@@ -177,19 +178,17 @@ def test_T5_1_a_hint_is_the_strong_bots_turn_with_its_path(people):
     assert hint["seq"] == state.seq
     assert api_of(people[1]).get(f"/api/games/{game.pk}/hint/").status_code == 403
     assert APIClient().get(f"/api/games/{game.pk}/hint/").status_code in (401, 403)
-    daily = services.game_create(
-        user=people[1], name="Daily", kind="road300", options={"daily": True}
-    )
+    daily = game_create(user=people[1], name="Daily", kind="road300", options={"daily": True})
     refused = api_of(people[1]).get(f"/api/games/{daily.pk}/hint/")
     assert (refused.status_code, refused.json()["code"]) == (409, "no_hint")
-    other = services.game_create(user=people[2], name="Rat", max_players=2)
+    other = game_create(user=people[2], name="Rat", max_players=2)
     assert api_of(people[2]).get(f"/api/games/{other.pk}/hint/").json()["code"] == "no_hint"
     assert api_of(people[0]).get("/api/games/999999/hint/").status_code == 404
 
 
 @pytest.mark.django_db
 def test_road300_ranks_by_best_scores_not_ratings(people):
-    game = play_out(services.game_create(user=people[0], name="Solo", kind="road300"), people[0])
+    game = play_out(game_create(user=people[0], name="Solo", kind="road300"), people[0])
     rows = api_of(people[0]).get("/api/rankings/?kind=road300").json()
     assert [(row["player"], row["score"]) for row in rows] == [
         (people[0].pk, game.seats.get().total)
@@ -203,7 +202,7 @@ def test_road300_ranks_by_best_scores_not_ratings(people):
 
 @database_sync_to_async
 def solo_game(user, seed: int) -> int:
-    game = services.game_create(user=user, name="Solo", kind="road300")
+    game = game_create(user=user, name="Solo", kind="road300")
     Game.objects.filter(pk=game.pk).update(seed=seed)
     state = engine.new_game(seed, [user.pk], {})  # the same dice on every run
     Game.objects.filter(pk=game.pk).update(state=engine.to_dict(state))

@@ -9,9 +9,11 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games import services
 from games.models import Game, Seat
+from games.moves import play
 from games.road300 import bots, engine
+from games.services.admin import game_end_now
+from games.services.lifecycle import game_create, game_join, game_start
 from rankings.models import EarnedAchievement
 
 WINNING_SEED = 1  # the strong bot reaches exactly 300 on these dice; the first legal turn never
@@ -20,7 +22,7 @@ WINNING_SEED = 1  # the strong bot reaches exactly 300 on these dice; the first 
 def played(user, *, strong: bool) -> Game:
     """A game on WINNING_SEED's dice played to its end through the services: by the strong
     bot's choices, or always the first legal turn."""
-    game = services.game_create(user=user, name="Solo", kind="road300")
+    game = game_create(user=user, name="Solo", kind="road300")
     state = engine.new_game(WINNING_SEED, [user.pk], {})
     Game.objects.filter(pk=game.pk).update(seed=WINNING_SEED, state=engine.to_dict(state))
     bot = bots.make_bot("strong", 0)
@@ -31,7 +33,7 @@ def played(user, *, strong: bool) -> Game:
             return game
         view = engine.view(state, user.pk)
         move = bot.choose(view) if strong else view["legal"][0]
-        services.move_apply(game_id=game.pk, user=user, move=move, expect_seq=state.seq)
+        play.move_apply(game_id=game.pk, user=user, move=move, expect_seq=state.seq)
 
 
 def record_of(user) -> dict:
@@ -88,10 +90,10 @@ def test_T4_3_a_game_of_300_points_counts_as_a_win_everywhere(people):
 def test_first_place_against_others_is_still_a_win(people):
     """Rat um Rad and RAGE: the results rows say ``won`` for every first place."""
     alice, bob = people["alice"], people["bob"]
-    game = services.game_create(user=alice, name="Rheinufer", max_players=2)
-    services.game_join(game_id=game.pk, user=bob)
-    services.game_start(game_id=game.pk, user=alice)
-    services.game_end_now(game_id=game.pk, reason="admin")
+    game = game_create(user=alice, name="Rheinufer", max_players=2)
+    game_join(game_id=game.pk, user=bob)
+    game_start(game_id=game.pk, user=alice)
+    game_end_now(game_id=game.pk, reason="admin")
     seats = {seat.user_id: seat for seat in Seat.objects.filter(game=game)}
     assert {seat.won for seat in seats.values()} <= {True, False}
     assert [seat.won for seat in seats.values()] == [seat.place == 1 for seat in seats.values()]

@@ -5,22 +5,25 @@ import random
 import pytest
 from django.db import transaction
 
-from games import selectors, services
+from games import errors, selectors
 from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
+from games.moves import play
 from games.ratumrad import engine
+from games.services.chat import CHAT_MAX_LENGTH, chat_post, check_chat_post
+from games.services.lifecycle import game_create, game_join, game_start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def started_game(people, count=2):
-    game = services.game_create(user=people[0], name="Rheinufer", max_players=count)
+    game = game_create(user=people[0], name="Rheinufer", max_players=count)
     for person in people[1:count]:
-        services.game_join(game_id=game.pk, user=person)
-    return services.game_start(game_id=game.pk, user=people[0])
+        game_join(game_id=game.pk, user=person)
+    return game_start(game_id=game.pk, user=people[0])
 
 
 def test_creating_a_game_seats_its_creator(people):
-    game = services.game_create(user=people[0], name="  Rheinufer ", max_players=3)
+    game = game_create(user=people[0], name="  Rheinufer ", max_players=3)
     assert game.name == "Rheinufer" and game.status == Game.Status.WAITING
     assert list(game.seats.values_list("user__username", flat=True)) == ["alice"]
 
@@ -36,31 +39,31 @@ def test_creating_a_game_seats_its_creator(people):
     ],
 )
 def test_bad_game_settings_are_refused(people, fields, code):
-    with pytest.raises(services.ServiceError) as error:
-        services.game_create(user=people[0], **fields)
+    with pytest.raises(errors.ServiceError) as error:
+        game_create(user=people[0], **fields)
     assert error.value.code == code and Game.objects.count() == 0
 
 
 def test_joining_refuses_a_full_a_started_game_and_a_second_seat(people):
-    game = services.game_create(user=people[0], name="g", max_players=2)
-    with pytest.raises(services.Conflict, match="already"):
-        services.game_join(game_id=game.pk, user=people[0])
-    services.game_join(game_id=game.pk, user=people[1])
-    with pytest.raises(services.Conflict, match="full"):
-        services.game_join(game_id=game.pk, user=people[2])
-    services.game_start(game_id=game.pk, user=people[0])
-    with pytest.raises(services.Conflict, match="started"):
-        services.game_join(game_id=game.pk, user=people[2])
+    game = game_create(user=people[0], name="g", max_players=2)
+    with pytest.raises(errors.Conflict, match="already"):
+        game_join(game_id=game.pk, user=people[0])
+    game_join(game_id=game.pk, user=people[1])
+    with pytest.raises(errors.Conflict, match="full"):
+        game_join(game_id=game.pk, user=people[2])
+    game_start(game_id=game.pk, user=people[0])
+    with pytest.raises(errors.Conflict, match="started"):
+        game_join(game_id=game.pk, user=people[2])
 
 
 def test_only_the_creator_starts_and_only_with_two_players(people):
-    game = services.game_create(user=people[0], name="g", max_players=3)
-    with pytest.raises(services.Conflict):
-        services.game_start(game_id=game.pk, user=people[0])
-    services.game_join(game_id=game.pk, user=people[1])
-    with pytest.raises(services.Forbidden):
-        services.game_start(game_id=game.pk, user=people[1])
-    game = services.game_start(game_id=game.pk, user=people[0])
+    game = game_create(user=people[0], name="g", max_players=3)
+    with pytest.raises(errors.Conflict):
+        game_start(game_id=game.pk, user=people[0])
+    game_join(game_id=game.pk, user=people[1])
+    with pytest.raises(errors.Forbidden):
+        game_start(game_id=game.pk, user=people[1])
+    game = game_start(game_id=game.pk, user=people[0])
     assert game.status == Game.Status.PREPARATION
     seats = list(Seat.objects.filter(game=game).order_by("turn_order"))
     assert [s.color for s in seats] == ["red", "blue"] and all(s.wheels == 30 for s in seats)
@@ -70,12 +73,12 @@ def test_only_the_creator_starts_and_only_with_two_players(people):
 def test_a_move_out_of_turn_or_by_an_outsider_changes_nothing(people):
     game = started_game(people)
     before = Game.objects.get(pk=game.pk).state
-    with pytest.raises(services.ServiceError) as error:
-        services.move_apply(game_id=game.pk, user=people[4], move={"type": "SYNC"})
+    with pytest.raises(errors.ServiceError) as error:
+        play.move_apply(game_id=game.pk, user=people[4], move={"type": "SYNC"})
     assert error.value.code == "not_seated"
     state = selectors.engine_state(game)
-    with pytest.raises(services.ServiceError) as error:
-        services.move_apply(game_id=game.pk, user=people[0], move={"type": "TAKE_WHEEL"})
+    with pytest.raises(errors.ServiceError) as error:
+        play.move_apply(game_id=game.pk, user=people[0], move={"type": "TAKE_WHEEL"})
     assert error.value.code in {"illegal_move", "bad_field"}
     assert Game.objects.get(pk=game.pk).state == before and state.seq == 0
     assert Move.objects.count() == 0
@@ -86,11 +89,9 @@ def test_a_stale_move_is_refused_and_never_applied_twice(people):
     state = selectors.engine_state(game)
     player = state.players[0]
     move = {"type": "SHORT_DESTINATION_CARDS_SELECTED_IN_PREPARATION", "keep": player.pending}
-    services.move_apply(
-        game_id=game.pk, user=people_by_id(people)[player.id], move=move, expect_seq=0
-    )
-    with pytest.raises(services.Stale):
-        services.move_apply(
+    play.move_apply(game_id=game.pk, user=people_by_id(people)[player.id], move=move, expect_seq=0)
+    with pytest.raises(errors.Stale):
+        play.move_apply(
             game_id=game.pk, user=people_by_id(people)[player.id], move=move, expect_seq=0
         )
     assert Move.objects.filter(game=game).count() == 1
@@ -113,7 +114,7 @@ def test_a_whole_random_game_through_the_services_matches_the_engine(people, cou
         movers = [p.id for p in state.players if engine.turn_moves(state, p.id)]
         mover = rng.choice(movers)
         move = rng.choice(engine.turn_moves(state, mover))
-        services.move_apply(game_id=game.pk, user=users[mover], move={**move, "ref": "x"})
+        play.move_apply(game_id=game.pk, user=users[mover], move={**move, "ref": "x"})
     log = selectors.game_log(game)
     replayed = engine.replay(
         log["seed"], log["players"], [(m["player"], m["move"]) for m in log["moves"]]
@@ -146,30 +147,30 @@ def test_a_whole_random_game_through_the_services_matches_the_engine(people, cou
         ("", None, "bad_field"),
         ("   ", None, "bad_field"),
         (42, None, "bad_field"),
-        ("x" * (services.CHAT_MAX_LENGTH + 1), None, "too_large"),
+        ("x" * (CHAT_MAX_LENGTH + 1), None, "too_large"),
         ("Hallo", 987654, "not_found"),
     ],
 )
 def test_checking_a_chat_message_refuses_bad_text_and_unknown_games(people, text, game_id, code):
-    with pytest.raises(services.ServiceError) as error:
-        services.check_chat_post(user=people[0], text=text, game_id=game_id)
+    with pytest.raises(errors.ServiceError) as error:
+        check_chat_post(user=people[0], text=text, game_id=game_id)
     assert error.value.code == code
     assert not ChatMessage.objects.exists()
 
 
 def test_checking_a_chat_message_strips_it_and_finds_its_game(people):
-    game = services.game_create(user=people[0], name="Rheinufer", max_players=2)
-    assert services.check_chat_post(user=people[0], text="  Hallo  ", game_id=game.pk) == (
+    game = game_create(user=people[0], name="Rheinufer", max_players=2)
+    assert check_chat_post(user=people[0], text="  Hallo  ", game_id=game.pk) == (
         "Hallo",
         game,
     )
-    assert services.check_chat_post(user=people[0], text="Hoi") == ("Hoi", None)
+    assert check_chat_post(user=people[0], text="Hoi") == ("Hoi", None)
     assert not ChatMessage.objects.exists()  # a check writes nothing
 
 
 def test_posting_a_chat_message_stores_it_for_its_game(people):
-    game = services.game_create(user=people[0], name="Rheinufer", max_players=2)
-    message = services.chat_post(user=people[1], text=" Hallo ", game_id=game.pk)
+    game = game_create(user=people[0], name="Rheinufer", max_players=2)
+    message = chat_post(user=people[1], text=" Hallo ", game_id=game.pk)
     stored = ChatMessage.objects.get()
     assert (stored.pk, stored.game_id, stored.user_id, stored.text) == (
         message.pk,
@@ -180,10 +181,10 @@ def test_posting_a_chat_message_stores_it_for_its_game(people):
 
 
 def test_a_service_called_inside_another_transaction_fails_at_once(people):
-    game = services.game_create(user=people[0], name="Rheinufer", max_players=2)
+    game = game_create(user=people[0], name="Rheinufer", max_players=2)
     with pytest.raises(RuntimeError, match="durable"), transaction.atomic():
-        services.game_join(game_id=game.pk, user=people[1])
+        game_join(game_id=game.pk, user=people[1])
     with pytest.raises(RuntimeError, match="durable"), transaction.atomic():
-        services.chat_post(user=people[1], text="Hallo", game_id=game.pk)
+        chat_post(user=people[1], text="Hallo", game_id=game.pk)
     assert list(game.seats.values_list("user__username", flat=True)) == ["alice"]
     assert not ChatMessage.objects.exists()

@@ -24,11 +24,13 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from games import registry, services
+from games import registry
 from games.kinds import ratumrad as ratumrad_glue
 from games.models import Game
 from games.rage import cards as rage_cards
 from games.ratumrad import engine as ratumrad_engine
+from games.services.admin import game_end_now
+from games.services.lifecycle import game_create
 from games.views import page_strings, ui_strings
 
 pytestmark = pytest.mark.django_db
@@ -145,9 +147,9 @@ def test_the_scripts_read_strings_only_the_ways_the_reader_knows():
 
 def end_reasons(kind: str) -> set[str]:
     """The reasons a game of ``kind`` ends with: each string its engine's ``_finish`` is
-    called with, and the site's own (an administrator's, ``services.game_end_now``)."""
+    called with, and the site's own (an administrator's, ``game_end_now``)."""
     engine = importlib.import_module(f"games.{kind}.engine")
-    reasons = {inspect.signature(services.game_end_now).parameters["reason"].default}
+    reasons = {inspect.signature(game_end_now).parameters["reason"].default}
     for node in ast.walk(ast.parse(inspect.getsource(engine))):
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "_finish":
             for arg in node.args:
@@ -178,7 +180,7 @@ FALLS_BACK = {("errors",), ("rematch", "errors")}
 
 
 def page(client, user, kind: str, language: str) -> str:
-    game = Game.objects.filter(kind=kind).first() or services.game_create(
+    game = Game.objects.filter(kind=kind).first() or game_create(
         user=user, name="Strings", kind=kind
     )
     client.force_login(user)

@@ -13,9 +13,12 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.utils import timezone
 
-from games import bots, serverloop, services
+from games import bots, serverloop
 from games.models import Game, Seat
+from games.moves import play
 from games.ratumrad import engine
+from games.services.base import load_state
+from games.services.lifecycle import game_create, game_join, game_start
 
 BOUND = timedelta(seconds=3)
 
@@ -71,14 +74,12 @@ def loop(monkeypatch, settings):
 
 def game_at_a_persons_turn(alice, bob) -> Game:
     """Alice and Bob with 30 s per turn, both short cards chosen: a person's turn is timed."""
-    game = services.game_create(user=alice, name="Spalentor", max_players=2, turn_seconds=30)
-    services.game_join(game_id=game.pk, user=bob)
-    services.game_start(game_id=game.pk, user=alice)
+    game = game_create(user=alice, name="Spalentor", max_players=2, turn_seconds=30)
+    game_join(game_id=game.pk, user=bob)
+    game_start(game_id=game.pk, user=alice)
     for person in (alice, bob):
-        state = services.load_state(Game.objects.get(pk=game.pk))
-        services.move_apply(
-            game_id=game.pk, user=person, move=engine.legal_moves(state, person.pk)[0]
-        )
+        state = load_state(Game.objects.get(pk=game.pk))
+        play.move_apply(game_id=game.pk, user=person, move=engine.legal_moves(state, person.pk)[0])
     return Game.objects.get(pk=game.pk)
 
 
@@ -97,7 +98,7 @@ def test_R8_the_turn_runs_out_at_its_deadline_and_the_computer_plays_it_at_once(
 
     # The clock reaches the timer's moment: the late person's seat goes to the computer, and
     # its move is scheduled then, without the pause of a computer player's own turns.
-    late = Seat.objects.get(game=game, turn_order=services.load_state(game).current)
+    late = Seat.objects.get(game=game, turn_order=load_state(game).current)
     monkeypatch.setattr(timezone, "now", lambda: timer.at)
     timer.callback(*timer.args)
     loop.run_tasks()
@@ -111,12 +112,10 @@ def test_a_move_in_time_replaces_the_timer_and_a_late_timer_changes_nothing(peop
     alice, bob = people["alice"], people["bob"]
     game = game_at_a_persons_turn(alice, bob)
     first = loop.timers[0]
-    state = services.load_state(game)
+    state = load_state(game)
     mover = alice if state.players[state.current].id == alice.pk else bob
     for _ in range(2):  # a whole turn: two cards from the deck
-        services.move_apply(
-            game_id=game.pk, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"}
-        )
+        play.move_apply(game_id=game.pk, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"})
     game.refresh_from_db()
     assert first not in loop.timers and len(loop.timers) == 1  # the other person's turn
     assert game.turn_deadline <= loop.timers[0].at <= game.turn_deadline + BOUND

@@ -11,10 +11,14 @@ from channels.db import database_sync_to_async
 from django.db import transaction
 from django.utils import timezone
 
-from games import bots, selectors, services, sweeper
+from games import bots, errors, selectors, sweeper
 from games.models import Event, Game, Seat
+from games.moves import play
 from games.rage import engine as rage
 from games.ratumrad import engine
+from games.services.base import load_state
+from games.services.lifecycle import game_create, game_join, game_start
+from games.services.seats import check_turn_expire, game_leave, seat_take_back, turn_expire
 from rankings.models import RatingChange
 from tests.ws_helpers import (
     Socket,
@@ -54,22 +58,22 @@ def kinds_since(game_id: int, event_id: int = 0) -> list[str]:
 
 
 def dealt(people: list, count: int, **options) -> int:
-    game = services.game_create(user=people[0], name="Spalentor", max_players=count, **options)
+    game = game_create(user=people[0], name="Spalentor", max_players=count, **options)
     for person in people[1:count]:
-        services.game_join(game_id=game.pk, user=person)
-    services.game_start(game_id=game.pk, user=people[0])
+        game_join(game_id=game.pk, user=person)
+    game_start(game_id=game.pk, user=people[0])
     return game.pk
 
 
 def prepare(game_id: int, *persons) -> None:
     for person in persons:
-        state = services.load_state(game_of(game_id))
+        state = load_state(game_of(game_id))
         keep = engine.legal_moves(state, person.pk)[0]
-        services.move_apply(game_id=game_id, user=person, move=keep)
+        play.move_apply(game_id=game_id, user=person, move=keep)
 
 
 def whose_turn(game_id: int) -> int:
-    state = services.load_state(game_of(game_id))
+    state = load_state(game_of(game_id))
     return state.players[state.current].id
 
 
@@ -88,15 +92,15 @@ def whose_turn(game_id: int) -> int:
     ],
 )
 def test_public_games_have_a_turn_timer_by_default_private_ones_none(people, options, seconds):
-    game = services.game_create(user=people[0], name="Rhein", max_players=2, **options)
+    game = game_create(user=people[0], name="Rhein", max_players=2, **options)
     assert game.turn_seconds == seconds
     assert game.private == options.get("private", False)
 
 
 @pytest.mark.parametrize("seconds", [5, 3601, -1])
 def test_a_turn_time_out_of_range_is_refused(people, seconds):
-    with pytest.raises(services.ServiceError) as refused:
-        services.game_create(user=people[0], name="Rhein", max_players=2, turn_seconds=seconds)
+    with pytest.raises(errors.ServiceError) as refused:
+        game_create(user=people[0], name="Rhein", max_players=2, turn_seconds=seconds)
     assert refused.value.code == "bad_field"
     assert not Game.objects.exists()
 
@@ -113,10 +117,10 @@ def test_the_deadline_covers_the_preparation_then_each_turn_but_not_the_second_c
     turn = game_of(game_id).turn_deadline
     assert turn > first
     mover = alice if whose_turn(game_id) == alice.pk else bob
-    services.move_apply(game_id=game_id, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"})
-    assert services.load_state(game_of(game_id)).turn == "second_card"
+    play.move_apply(game_id=game_id, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"})
+    assert load_state(game_of(game_id)).turn == "second_card"
     assert game_of(game_id).turn_deadline == turn  # the same turn goes on
-    services.move_apply(game_id=game_id, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"})
+    play.move_apply(game_id=game_id, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"})
     assert whose_turn(game_id) != mover.pk
     assert game_of(game_id).turn_deadline > turn
     view = selectors.game_view(game_of(game_id), alice.pk)
@@ -126,15 +130,15 @@ def test_the_deadline_covers_the_preparation_then_each_turn_but_not_the_second_c
 
 def test_no_deadline_while_a_computer_player_is_to_move_or_without_a_timer(people):
     alice = people[0]
-    game = services.game_create(user=alice, name="Rhein", max_players=2, bots=1, turn_seconds=30)
-    services.game_start(game_id=game.pk, user=alice)
+    game = game_create(user=alice, name="Rhein", max_players=2, bots=1, turn_seconds=30)
+    game_start(game_id=game.pk, user=alice)
     prepare(game.pk, alice)  # the bot prepared at once; the game runs
-    state = services.load_state(game_of(game.pk))
+    state = load_state(game_of(game.pk))
     assert state.status == engine.RUNNING and whose_turn(game.pk) == alice.pk
     assert game_of(game.pk).turn_deadline is not None
-    untimed = services.game_create(user=alice, name="Ohne Uhr", max_players=2, private=True)
-    services.game_join(game_id=untimed.pk, user=people[1])
-    services.game_start(game_id=untimed.pk, user=alice)
+    untimed = game_create(user=alice, name="Ohne Uhr", max_players=2, private=True)
+    game_join(game_id=untimed.pk, user=people[1])
+    game_start(game_id=untimed.pk, user=alice)
     assert game_of(untimed.pk).turn_deadline is None
 
 
@@ -163,7 +167,7 @@ def test_R8_timeout_puts_the_late_person_on_autopilot_and_the_bot_plays_their_tu
     before = game_of(game_id).seq
     for _ in range(2):
         move = {"type": "TAKE_WHEEL", "source": "deck"}
-        services.move_apply(game_id=game_id, user=other, move=move)
+        play.move_apply(game_id=game_id, user=other, move=move)
     assert whose_turn(game_id) == other.pk
     assert game_of(game_id).seq > before + 2  # the stand-in moved in between
 
@@ -174,7 +178,7 @@ def test_in_the_preparation_everyone_late_goes_on_autopilot_at_once(people):
     prepare(game_id, alice)
     sweeper.sweep(now=later())
     assert [seat_of(game_id, p).autopilot for p in (alice, bob, charlie)] == [False, True, True]
-    state = services.load_state(game_of(game_id))
+    state = load_state(game_of(game_id))
     assert state.status == engine.RUNNING and all(p.prepared for p in state.players)
 
 
@@ -185,17 +189,17 @@ def test_a_game_found_overdue_is_not_expired_once_the_player_moved_in_time(peopl
     due = list(Game.objects.filter(turn_deadline__lte=timezone.now()).values_list("pk", flat=True))
     assert due == [game_id]  # what a sweep saw ...
     prepare(game_id, alice, bob)  # ... before both chose: a new turn, a new deadline
-    assert services.turn_expire(game_id=game_id, now=timezone.now()) is False
+    assert turn_expire(game_id=game_id, now=timezone.now()) is False
     assert not Seat.objects.filter(game_id=game_id, autopilot=True).exists()
 
 
 def test_checking_a_turn_that_has_not_run_out_refuses_it_as_stale(people):
     game_id = dealt(people, 2, turn_seconds=30)
-    with pytest.raises(services.TurnNotOver) as error, transaction.atomic():
-        services.check_turn_expire(game_id=game_id, now=timezone.now())
+    with pytest.raises(errors.TurnNotOver) as error, transaction.atomic():
+        check_turn_expire(game_id=game_id, now=timezone.now())
     assert error.value.code == "stale"
     with transaction.atomic():
-        assert services.check_turn_expire(game_id=game_id, now=later()).pk == game_id
+        assert check_turn_expire(game_id=game_id, now=later()).pk == game_id
 
 
 async def test_a_person_who_timed_out_is_replaced_and_takes_the_seat_back(people):
@@ -248,11 +252,11 @@ def test_a_persons_own_move_takes_the_seat_back_and_the_drivers_move_is_then_sta
     mover = alice if whose_turn(game_id) == alice.pk else bob
     Seat.objects.filter(game_id=game_id, user=mover).update(autopilot=True)
     mark = last_event(game_id)
-    services.move_apply(game_id=game_id, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"})
+    play.move_apply(game_id=game_id, user=mover, move={"type": "TAKE_WHEEL", "source": "deck"})
     assert not seat_of(game_id, mover).autopilot
     assert kinds_since(game_id, mark)[:2] == ["autopilot_off", "took_wheel"]
-    with pytest.raises(services.Stale):
-        services.move_apply(
+    with pytest.raises(errors.Stale):
+        play.move_apply(
             game_id=game_id,
             user=mover,
             move={"type": "TAKE_WHEEL", "source": "deck"},
@@ -267,41 +271,41 @@ def test_leaving_a_running_game_lets_the_computer_finish_it(people):
     alice, bob = people[:2]
     game_id = dealt(people, 2, turn_seconds=None)
     prepare(game_id, alice, bob)
-    services.game_leave(game_id=game_id, user=alice)
+    game_leave(game_id=game_id, user=alice)
     seat = seat_of(game_id, alice)
     assert seat.left and seat.autopilot
     assert "left" in kinds_since(game_id, 0)
-    with pytest.raises(services.Conflict) as refused:
-        services.seat_take_back(game_id=game_id, user=alice)
+    with pytest.raises(errors.Conflict) as refused:
+        seat_take_back(game_id=game_id, user=alice)
     assert refused.value.code == "left_game"
-    with pytest.raises(services.Conflict):
-        services.move_apply(game_id=game_id, user=alice, move={"type": "SYNC"})
+    with pytest.raises(errors.Conflict):
+        play.move_apply(game_id=game_id, user=alice, move={"type": "SYNC"})
     # bob plays on alone against alice's stand-in until the end
     for _ in range(2000):
         game = game_of(game_id)
         if game.status == Game.Status.FINISHED:
             break
-        state = services.load_state(game)
+        state = load_state(game)
         moves = engine.turn_moves(state, bob.pk)
         assert moves, "the stand-in must have moved"
         build = [m for m in moves if m["type"] == "BUILD_ROAD"]
         move = (build or moves)[0]
         if move["type"] == "DRAW_DESTINATION_CARDS" and len(moves) > 1:
             move = moves[1]
-        services.move_apply(game_id=game_id, user=bob, move=move)
+        play.move_apply(game_id=game_id, user=bob, move=move)
     assert game_of(game_id).status == Game.Status.FINISHED
     assert seat_of(game_id, alice).place is not None
 
 
 def test_a_game_every_person_has_left_is_called_off_not_played_out_or_rated(people):
     alice, bob = people[:2]
-    game = services.game_create(user=alice, name="Rhein", max_players=3, bots=1)
-    services.game_join(game_id=game.pk, user=bob)
-    services.game_start(game_id=game.pk, user=alice)
-    services.game_leave(game_id=game.pk, user=alice)
+    game = game_create(user=alice, name="Rhein", max_players=3, bots=1)
+    game_join(game_id=game.pk, user=bob)
+    game_start(game_id=game.pk, user=alice)
+    game_leave(game_id=game.pk, user=alice)
     assert game_of(game.pk).status == Game.Status.PREPARATION  # bob still plays
     seq = game_of(game.pk).seq
-    services.game_leave(game_id=game.pk, user=bob)
+    game_leave(game_id=game.pk, user=bob)
     game = game_of(game.pk)
     assert game.status == Game.Status.ABORTED
     assert game.seq == seq + 1, "no computer move after the last person left"
@@ -312,38 +316,38 @@ def test_a_game_every_person_has_left_is_called_off_not_played_out_or_rated(peop
 
 def test_leaving_before_the_deal_gives_the_seat_back_and_passes_on_the_start(people):
     alice, bob, charlie = people[:3]
-    game = services.game_create(user=alice, name="Rhein", max_players=3)
-    services.game_join(game_id=game.pk, user=bob)
-    services.game_join(game_id=game.pk, user=charlie)
-    services.game_leave(game_id=game.pk, user=alice)
+    game = game_create(user=alice, name="Rhein", max_players=3)
+    game_join(game_id=game.pk, user=bob)
+    game_join(game_id=game.pk, user=charlie)
+    game_leave(game_id=game.pk, user=alice)
     game = game_of(game.pk)
     assert game.status == Game.Status.WAITING and game.creator == bob
     assert not Seat.objects.filter(game=game, user=alice).exists()
-    services.game_join(game_id=game.pk, user=alice)  # the seat is free again
-    services.game_start(game_id=game.pk, user=bob)
+    game_join(game_id=game.pk, user=alice)  # the seat is free again
+    game_start(game_id=game.pk, user=bob)
     assert game_of(game.pk).status == Game.Status.PREPARATION
 
 
 def test_a_waiting_game_nobody_sits_in_any_more_is_called_off(people):
     alice = people[0]
-    game = services.game_create(user=alice, name="Rhein", max_players=3, bots=1)
-    services.game_leave(game_id=game.pk, user=alice)
+    game = game_create(user=alice, name="Rhein", max_players=3, bots=1)
+    game_leave(game_id=game.pk, user=alice)
     game = game_of(game.pk)
     assert game.status == Game.Status.ABORTED
     assert kinds_since(game.pk, 0)[-2:] == ["left", "aborted"]
-    with pytest.raises(services.Conflict):
-        services.game_leave(game_id=game.pk, user=alice)
+    with pytest.raises(errors.Conflict):
+        game_leave(game_id=game.pk, user=alice)
 
 
 def test_leaving_twice_or_without_a_seat_is_refused(people):
     alice, charlie = people[0], people[2]
     game_id = dealt(people, 2)
-    services.game_leave(game_id=game_id, user=alice)
-    with pytest.raises(services.Conflict) as twice:
-        services.game_leave(game_id=game_id, user=alice)
+    game_leave(game_id=game_id, user=alice)
+    with pytest.raises(errors.Conflict) as twice:
+        game_leave(game_id=game_id, user=alice)
     assert twice.value.code == "left_game"
-    with pytest.raises(services.ServiceError) as stranger:
-        services.game_leave(game_id=game_id, user=charlie)
+    with pytest.raises(errors.ServiceError) as stranger:
+        game_leave(game_id=game_id, user=charlie)
     assert stranger.value.code == "not_seated"
 
 
@@ -369,67 +373,67 @@ async def test_leave_game_over_the_socket_is_acknowledged_and_announced(people):
 
 def test_R8_2_the_computer_players_join_a_vote_all_people_agree_to(people):
     alice, bob = people[:2]
-    game = services.game_create(user=alice, name="Rhein", max_players=4, bots=2)
-    services.game_join(game_id=game.pk, user=bob)
-    services.game_start(game_id=game.pk, user=alice)
-    services.move_apply(game_id=game.pk, user=alice, move={"type": "VOTE_END", "end": True})
-    state = services.load_state(game_of(game.pk))
+    game = game_create(user=alice, name="Rhein", max_players=4, bots=2)
+    game_join(game_id=game.pk, user=bob)
+    game_start(game_id=game.pk, user=alice)
+    play.move_apply(game_id=game.pk, user=alice, move={"type": "VOTE_END", "end": True})
+    state = load_state(game_of(game.pk))
     assert not any(p.vote_end for p in state.players if p.id not in (alice.pk,))
-    services.move_apply(game_id=game.pk, user=bob, move={"type": "VOTE_END", "end": True})
+    play.move_apply(game_id=game.pk, user=bob, move={"type": "VOTE_END", "end": True})
     game = game_of(game.pk)
     assert game.status == Game.Status.FINISHED and game.end_reason == "vote"
 
 
 def test_the_sweeper_restarts_a_computer_player_whose_move_was_lost(people, monkeypatch):
     alice = people[0]
-    game = services.game_create(user=alice, name="Rhein", max_players=2, bots=1)
+    game = game_create(user=alice, name="Rhein", max_players=2, bots=1)
     with monkeypatch.context() as lost:
         lost.setattr(bots, "kick", lambda game_id: None)  # a crash right after the commit
-        services.game_start(game_id=game.pk, user=alice)
+        game_start(game_id=game.pk, user=alice)
     bot = Seat.objects.get(game=game, is_bot=True)
-    assert not services.load_state(game_of(game.pk)).players[bot.turn_order].prepared
+    assert not load_state(game_of(game.pk)).players[bot.turn_order].prepared
     sweeper.sweep(now=timezone.now())  # not stalled long enough yet
-    assert not services.load_state(game_of(game.pk)).players[bot.turn_order].prepared
+    assert not load_state(game_of(game.pk)).players[bot.turn_order].prepared
     sweeper.sweep(now=later(60))
-    assert services.load_state(game_of(game.pk)).players[bot.turn_order].prepared
+    assert load_state(game_of(game.pk)).players[bot.turn_order].prepared
 
 
 # ---------------------------------------------------------------------------- other kinds
 
 
 def rage_game(people: list, options: dict) -> int:
-    game = services.game_create(
+    game = game_create(
         user=people[0], name="Stiche", kind="rage", max_players=3, turn_seconds=30, options=options
     )
     for person in people[1:3]:
-        services.game_join(game_id=game.pk, user=person)
-    services.game_start(game_id=game.pk, user=people[0])
+        game_join(game_id=game.pk, user=person)
+    game_start(game_id=game.pk, user=people[0])
     return game.pk
 
 
 def test_rage_a_late_bidder_is_played_by_the_computer_until_they_take_the_seat_back(people):
     game_id = rage_game(people, {})
-    state = services.load_state(game_of(game_id))
+    state = load_state(game_of(game_id))
     late = next(p for p in people if p.pk == rage.to_move(state)[0])
     assert game_of(game_id).turn_deadline is not None
     assert sweeper.sweep(now=later()) == 1
     assert seat_of(game_id, late).autopilot
-    state = services.load_state(game_of(game_id))
+    state = load_state(game_of(game_id))
     assert state.bids[state.players.index(late.pk)] is not None  # the computer bid for them
     assert late.pk not in rage.to_move(state)
-    services.seat_take_back(game_id=game_id, user=late)
+    seat_take_back(game_id=game_id, user=late)
     assert not seat_of(game_id, late).autopilot
 
 
 def test_rage_hidden_bids_share_one_deadline_and_every_late_bidder_is_replaced(people):
     game_id = rage_game(people, {"bids": "hidden"})
     first = people[0]
-    state = services.load_state(game_of(game_id))
+    state = load_state(game_of(game_id))
     assert len(rage.to_move(state)) == 3
-    services.move_apply(game_id=game_id, user=first, move={"type": "BID", "tricks": 1})
+    play.move_apply(game_id=game_id, user=first, move={"type": "BID", "tricks": 1})
     assert sweeper.sweep(now=later()) == 1
     late = [p for p in people[:3] if p != first]
     assert all(seat_of(game_id, person).autopilot for person in late)
     assert not seat_of(game_id, first).autopilot
-    state = services.load_state(game_of(game_id))
+    state = load_state(game_of(game_id))
     assert state.phase == "playing" and None not in state.bids

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 import pytest
 from channels.db import database_sync_to_async
 
-from games import consumers, services
+from games import consumers
 from games.models import Connection
+from games.moves import play
+from games.services.admin import game_end_now
 from tests.ws_helpers import (
     ORIGIN,
     Socket,
@@ -163,7 +165,7 @@ async def test_a_move_in_a_game_that_has_not_started_is_refused(people):
 
 async def test_a_move_after_the_game_is_over_is_refused(people):
     game_id = await running_game(people, 2)
-    await database_sync_to_async(services.game_end_now)(game_id=game_id)
+    await database_sync_to_async(game_end_now)(game_id=game_id)
     socket = await Socket.game(game_id, people[0])
     assert socket.received[0]["state"]["results"]
     before = await snapshot(game_id)
@@ -200,7 +202,7 @@ async def test_a_crash_in_a_handler_is_logged_and_answered_with_server_error(
     def broken(**kwargs):
         raise RuntimeError("the database caught fire")
 
-    monkeypatch.setattr(services, "move_apply", broken)
+    monkeypatch.setattr(play, "move_apply", broken)
     with caplog.at_level(logging.ERROR, logger="games.consumers"):
         await refused(
             table.mover, {"type": "DRAW_DESTINATION_CARDS", "ref": "x"}, "server_error", "x"

@@ -10,12 +10,14 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone, translation
 
-from games import feed, services
+from games import feed, moves, services
 from games.consumers import socket_language
 from games.kinds import ratumrad as glue
 from games.models import Connection, Event, Game, Move
 from games.ratumrad import engine
 from games.ratumrad.board import basel
+from games.services.admin import game_abort
+from games.services.lifecycle import game_join, game_start
 from tests.ws_helpers import (
     Socket,
     close_all,
@@ -141,7 +143,7 @@ async def test_history_gives_the_feed_and_the_chat_so_far_oldest_first(people):
 async def test_history_in_a_waiting_game_names_who_joined(people):
     alice, bob = people[:2]
     game_id = await waiting_game(alice)
-    await database_sync_to_async(services.game_join)(game_id=game_id, user=bob)
+    await database_sync_to_async(game_join)(game_id=game_id, user=bob)
     socket = await Socket.game(game_id, alice)
     await socket.send({"type": "REQUEST_HISTORY", "ref": "h"})
     history = await socket.expect("HISTORY")
@@ -229,12 +231,19 @@ SAMPLE_EVENTS = [
 
 
 def test_the_feed_has_a_sentence_for_every_event_kind_the_engine_and_the_site_emit():
-    def kinds_in(module) -> set[str]:
-        return set(re.findall(r'"kind": "(\w+)"', Path(module.__file__).read_text()))
+    def kinds_in(*paths: Path) -> set[str]:
+        found = (re.findall(r'"kind": "(\w+)"', path.read_text()) for path in paths)
+        return set().union(*found)
+
+    def sources(module) -> list[Path]:
+        path = Path(module.__file__)
+        return sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
 
     # The site's own events have the site's sentences; the engine's and the deal's the glue's.
-    assert kinds_in(services) and kinds_in(services) <= set(feed.KINDS)
-    assert kinds_in(engine) | kinds_in(glue) <= set(glue.FEED_KINDS)
+    site = kinds_in(*sources(services), *sources(moves))
+    assert site and site <= set(feed.KINDS)
+    engine_kinds = kinds_in(*sources(engine), *sources(glue))
+    assert engine_kinds <= set(glue.FEED_KINDS)
     assert not set(feed.KINDS) & set(glue.FEED_KINDS)
     known = {*feed.KINDS, *glue.FEED_KINDS}
     assert {event["kind"] for event in SAMPLE_EVENTS} == known
@@ -411,11 +420,11 @@ async def test_a_spectator_who_takes_a_seat_gets_their_own_view_once_the_game_st
     game_id = await waiting_game(alice, max_players=2)
     socket = await Socket.game(game_id, bob)
     assert "you" not in socket.received[0]["state"]
-    await database_sync_to_async(services.game_join)(game_id=game_id, user=bob)
+    await database_sync_to_async(game_join)(game_id=game_id, user=bob)
     messages = await socket.until("STATE")
     assert messages[0]["event"]["kind"] == "joined"
     assert [p["id"] for p in messages[-1]["state"]["players"]] == [alice.pk, bob.pk]
-    await database_sync_to_async(services.game_start)(game_id=game_id, user=alice)
+    await database_sync_to_async(game_start)(game_id=game_id, user=alice)
     messages = await socket.until("STATE")
     assert messages[0]["event"]["kind"] == "dealt"
     assert messages[-1]["state"]["you"]["player_id"] == bob.pk
@@ -428,7 +437,7 @@ async def test_an_aborted_game_tells_everyone_and_allows_no_more_moves(people):
     game_id = await started_game(people, 2)
     a = await Socket.game(game_id, alice)
     watcher = await Socket.game(game_id, charlie)
-    await database_sync_to_async(services.game_abort)(game_id=game_id)
+    await database_sync_to_async(game_abort)(game_id=game_id)
     for socket in (a, watcher):
         # A STATE for news of an arrival may come first, read after the abort.
         event = (await socket.until("EVENT"))[-1]["event"]

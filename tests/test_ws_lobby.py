@@ -5,8 +5,11 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from games import broadcast, selectors, services
+from games import broadcast, selectors
 from games.models import ChatMessage, Connection, Game, Seat
+from games.services.chat import chat_post
+from games.services.lifecycle import game_create, game_join, game_start
+from games.services.seats import game_leave
 from tests.ws_helpers import (
     Socket,
     close_all,
@@ -65,9 +68,9 @@ async def test_the_lobby_gets_the_list_again_whenever_it_changes(people):
     game_id = await waiting_game(alice, max_players=2)
     pushed = await lobby.expect("GAMES")
     assert [(g["id"], g["players"]) for g in pushed["games"]] == [(game_id, 1)]
-    await database_sync_to_async(services.game_join)(game_id=game_id, user=bob)
+    await database_sync_to_async(game_join)(game_id=game_id, user=bob)
     assert [g["players"] for g in (await lobby.expect("GAMES"))["games"]] == [2]
-    await database_sync_to_async(services.game_start)(game_id=game_id, user=alice)
+    await database_sync_to_async(game_start)(game_id=game_id, user=alice)
     assert (await lobby.expect("GAMES"))["games"] == []  # no longer WAITING
     await lobby.close()
 
@@ -154,7 +157,7 @@ async def test_joining_is_refused_with_the_services_reason(people, situation, co
     joiner = charlie
     if situation == "full":
         game_id = await waiting_game(alice, max_players=2)
-        await database_sync_to_async(services.game_join)(game_id=game_id, user=bob)
+        await database_sync_to_async(game_join)(game_id=game_id, user=bob)
     elif situation == "started":
         game_id = await started_game(people, 2)
     elif situation == "already_seated":
@@ -239,7 +242,7 @@ async def test_history_sends_the_last_50_lobby_chat_lines_oldest_first(people):
     alice, bob = people[:2]
     texts = await lobby_lines(alice, 55)
     game_id = await started_game(people, 2)
-    await database_sync_to_async(services.chat_post)(user=bob, text="im Spiel", game_id=game_id)
+    await database_sync_to_async(chat_post)(user=bob, text="im Spiel", game_id=game_id)
     lobby = await Socket.lobby(bob)
     await lobby.send({"type": "REQUEST_HISTORY"})
     history = await lobby.expect("HISTORY")
@@ -340,17 +343,17 @@ async def test_a_private_game_is_listed_only_on_the_sockets_of_its_players(peopl
     for socket in (a, b, c):
         await socket.send({"type": "REQUEST_GAMES"})
         assert (await socket.expect("GAMES"))["games"] == []
-    game = await database_sync_to_async(services.game_create)(
+    game = await database_sync_to_async(game_create)(
         user=alice, name="Geheim", max_players=3, private=True
     )
     assert [g["id"] for g in (await a.expect("GAMES"))["games"]] == [game.pk]
     # The others' lists did not change: their sockets do not read them again.
     assert await b.is_quiet(0.3) and await c.is_quiet(0.1)
 
-    await database_sync_to_async(services.game_join)(game_id=game.pk, user=bob)  # by the link
+    await database_sync_to_async(game_join)(game_id=game.pk, user=bob)  # by the link
     assert [g["players"] for g in (await a.expect("GAMES"))["games"]] == [2]
     assert [g["id"] for g in (await b.expect("GAMES"))["games"]] == [game.pk]
-    await database_sync_to_async(services.game_leave)(game_id=game.pk, user=bob)
+    await database_sync_to_async(game_leave)(game_id=game.pk, user=bob)
     assert [g["players"] for g in (await a.expect("GAMES"))["games"]] == [1]
     assert (await b.expect("GAMES"))["games"] == []  # the seat is gone, and so is the game
     assert await c.is_quiet(0.3)

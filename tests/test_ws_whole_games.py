@@ -31,13 +31,13 @@ COUNT_KEYS = {"deck", "discard", "short_deck", "wheel_cards", "destination_cards
 
 @database_sync_to_async
 def new_game(people: list, seed: int) -> int:
-    from games import services
+    from games.services.lifecycle import game_create, game_join, game_start
 
-    game = services.game_create(user=people[0], name=f"{len(people)} players", max_players=5)
+    game = game_create(user=people[0], name=f"{len(people)} players", max_players=5)
     for person in people[1:]:
-        services.game_join(game_id=game.pk, user=person)
+        game_join(game_id=game.pk, user=person)
     Game.objects.filter(pk=game.pk).update(seed=seed)  # the same deal on every run
-    services.game_start(game_id=game.pk, user=people[0])
+    game_start(game_id=game.pk, user=people[0])
     return game.pk
 
 

@@ -20,9 +20,11 @@ from django.db import connections
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from games import services
 from games.models import ChatMessage, Game, Move, Seat
+from games.moves import play
 from games.ratumrad import engine
+from games.services.base import load_state
+from games.services.lifecycle import game_create, game_join, game_start
 from ratumrad_site.asgi import application
 
 ORIGIN = "http://localhost:8000"
@@ -75,10 +77,10 @@ def session_cookie_of(user) -> str:
 @database_sync_to_async
 def started_game(people: list, count: int, name: str = "Rheinufer") -> int:
     """A game of ``count`` of ``people`` (the first created it), dealt: preparation phase."""
-    game = services.game_create(user=people[0], name=name, max_players=count)
+    game = game_create(user=people[0], name=name, max_players=count)
     for person in people[1:count]:
-        services.game_join(game_id=game.pk, user=person)
-    services.game_start(game_id=game.pk, user=people[0])
+        game_join(game_id=game.pk, user=person)
+    game_start(game_id=game.pk, user=people[0])
     return game.pk
 
 
@@ -87,9 +89,9 @@ def prepare_everyone(game_id: int) -> None:
     """Everyone keeps all three short cards: the game is running, the start player is on."""
     game = Game.objects.get(pk=game_id)
     for seat in game.seats.select_related("user"):
-        state = services.load_state(Game.objects.get(pk=game_id))
+        state = load_state(Game.objects.get(pk=game_id))
         keep = engine.legal_moves(state, seat.user_id)[0]
-        services.move_apply(game_id=game_id, user=seat.user, move=keep)
+        play.move_apply(game_id=game_id, user=seat.user, move=keep)
 
 
 async def running_game(people: list, count: int) -> int:
@@ -100,7 +102,7 @@ async def running_game(people: list, count: int) -> int:
 
 @database_sync_to_async
 def current_player(game_id: int) -> int:
-    state = services.load_state(Game.objects.get(pk=game_id))
+    state = load_state(Game.objects.get(pk=game_id))
     return state.players[state.current].id
 
 
@@ -144,12 +146,12 @@ def snapshot(game_id: int) -> tuple:
 
 @database_sync_to_async
 def waiting_game(creator, max_players: int = 3, name: str = "Kleinbasel") -> int:
-    return services.game_create(user=creator, name=name, max_players=max_players).pk
+    return game_create(user=creator, name=name, max_players=max_players).pk
 
 
 @database_sync_to_async
 def apply_move(game_id: int, user, move: dict) -> None:
-    services.move_apply(game_id=game_id, user=user, move=move)
+    play.move_apply(game_id=game_id, user=user, move=move)
 
 
 @database_sync_to_async
@@ -159,7 +161,7 @@ def stored_game(game_id: int) -> Game:
 
 @database_sync_to_async
 def engine_state_of(game_id: int) -> engine.GameState:
-    return services.load_state(Game.objects.get(pk=game_id))
+    return load_state(Game.objects.get(pk=game_id))
 
 
 class Socket:

@@ -4,6 +4,16 @@ Each module here (``games.kinds.<kind>``, named by the kind's ``GameKind.glue_mo
 the following; shared code reads an optional one through ``GameKind.hook(name, default)``.
 tests/test_toy_kind.py plays a kind whose engine and glue live in tests/ alone.
 
+Two write rules hold for everything a move calls (``project`` above all), because a move on
+PostgreSQL is read without a lock and written as one guarded statement (``games.moves``):
+
+1. It writes through the move's SQL layer, ``games.moves.sql`` (``update``, ``insert``,
+   ``update_where``, ``delete_where``), never through the ORM (``save``, ``create``,
+   ``QuerySet.update``...): only those writes can be caught for the one statement. The tests
+   refuse an ORM write while a move collects its statements (tests/paths.py).
+2. Every change of a seat also writes the game row: a guarded move learns of another change
+   only through the game row's version, so a seat changed without it would be written over.
+
 ``project(game, state, seats, events, before)``
     Keep the kind's own rows in step with a state just written to ``game.state`` (in the same
     transaction): the seat columns and, for Rat um Rad, built roads and destination cards.
@@ -45,7 +55,7 @@ tests/test_toy_kind.py plays a kind whose engine and glue live in tests/ alone.
 ``rematch_leaderboard(game) -> str | None``
     The address a finished game's end screen links instead of offering the same game again
     (Road to 300's daily challenge counts one attempt: the day's table), or None: its players
-    may play it again (``games.services.rematch_answer``).
+    may play it again (``games.services.lifecycle.rematch_answer``).
 ``table_strings() -> dict``
     The sentences the kind's table script reads from the page's strings (json_script
     "ui-strings", static/js/shell.js hands them to ``createTable``), in the active language,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
-from games import rows
 from games.kinds import describe_with, never_sealed, random_seed
 from games.models import Game, Seat
+from games.moves import sql
 from games.rage import engine
 from games.rage.cards import COLORS
 from rankings.achievements import Achievement, Finished, first_win
@@ -56,7 +56,7 @@ def project(game: Game, state: engine.GameState, seats: list[Seat], events, befo
         if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
             for name, value in zip(SEAT_FIELDS, values, strict=True):
                 setattr(seat, name, value)
-            rows.update(seat, SEAT_FIELDS)
+            sql.update(seat, SEAT_FIELDS)
 
 
 def site_options(options: dict) -> dict:

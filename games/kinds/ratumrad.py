@@ -6,10 +6,10 @@ from __future__ import annotations
 from django.urls import include, path
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
-from games import rows
 from games.colors import color_letters, color_names
 from games.kinds import describe_with, never_sealed, random_seed
 from games.models import BuiltRoad, DestinationCard, Game, Seat
+from games.moves import sql
 from games.ratumrad import engine
 from games.ratumrad.board import CARD_COLORS, GREY, basel
 from rankings.achievements import Achievement, Finished, first_win
@@ -45,8 +45,8 @@ def project(
         if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
             for name, value in zip(SEAT_FIELDS, values, strict=True):
                 setattr(seat, name, value)
-            rows.update(seat, SEAT_FIELDS)
-    rows.insert(
+            sql.update(seat, SEAT_FIELDS)
+    sql.insert(
         [
             BuiltRoad(game=game, road=road, seat=by_user[state.players[owner].id], seq=state.seq)
             for road, owner in (
@@ -86,8 +86,8 @@ def _store_destinations(
     was, now = _holdings(before, by_user), _holdings(after, by_user, results)
     gone = [card for card in was if card not in now]
     if gone:
-        rows.delete_where(DestinationCard, {"game_id": game.pk, "card__in": gone})
-    rows.insert(
+        sql.delete_where(DestinationCard, {"game_id": game.pk, "card__in": gone})
+    sql.insert(
         [
             DestinationCard(game=game, card=card, seat_id=seat_id, status=status, complete=done)
             for card, (seat_id, status, done) in now.items()
@@ -99,7 +99,7 @@ def _store_destinations(
         if card in was and was[card] != holding:
             changed.setdefault(holding, []).append(card)
     for (seat_id, status, done), cards in changed.items():
-        rows.update_where(
+        sql.update_where(
             DestinationCard,
             {"seat_id": seat_id, "status": status, "complete": done},
             {"game_id": game.pk, "card__in": cards},

@@ -21,10 +21,10 @@ from django.core.cache import cache
 from django.urls import include, path, reverse
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
-from games import rows
 from games.contract import BadOption
 from games.kinds import describe_with, random_seed
 from games.models import Game, Seat
+from games.moves import sql
 from games.road300 import engine, examples
 from games.road300.bots import strong_bot_score
 from games.road300.grids import CURRENT, GRIDS
@@ -150,7 +150,7 @@ def project(game: Game, state: engine.GameState, seats: list[Seat], events, befo
     if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
         for name, value in zip(SEAT_FIELDS, values, strict=True):
             setattr(seat, name, value)
-        rows.update(seat, SEAT_FIELDS)
+        sql.update(seat, SEAT_FIELDS)
 
 
 def waiting_table(game: Game) -> dict:

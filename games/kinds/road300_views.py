@@ -12,8 +12,9 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from games import registry, services
+from games import errors, registry
 from games.models import Game
+from games.services.lifecycle import game_create
 from rankings import selectors as rankings
 
 
@@ -28,13 +29,13 @@ def road300_daily(request: HttpRequest) -> HttpResponse:
             return redirect_to_login(request.get_full_path(), reverse("home"))
         running = _daily_games(request.user, today).filter(status=Game.Status.RUNNING).first()
         try:
-            game = running or services.game_create(
+            game = running or game_create(
                 user=request.user,
                 name=_("Daily challenge %(day)s") % {"day": today},
                 kind="road300",
                 options={"daily": True},
             )
-        except services.ServiceError as refused:  # too many new games
+        except errors.ServiceError as refused:  # too many new games
             messages.error(request, refused.message)
             return redirect("road300-daily")
         return redirect("game-page", game_id=game.pk)

@@ -16,12 +16,14 @@ from tests.real_server import ROOT
 # own on the server's database: by the strong bot's choices (exactly 300) or always by the
 # first legal turn (far less). It prints the game's id.
 PLAY = """
-from games import services
+
+from games.moves import play
+from games.services.lifecycle import game_create
 from games.models import Game
 from games.road300 import bots, engine
 from django.contrib.auth import get_user_model
 user = get_user_model().objects.get(pk={user})
-game = services.game_create(user=user, name="Solo", kind="road300")
+game = game_create(user=user, name="Solo", kind="road300")
 dealt = engine.new_game(1, [user.pk], {{}})
 Game.objects.filter(pk=game.pk).update(seed=1, state=engine.to_dict(dealt))
 bot = bots.make_bot("strong", 0)
@@ -32,7 +34,7 @@ while True:
         break
     view = engine.view(state, user.pk)
     move = bot.choose(view) if {strong} else view["legal"][0]
-    services.move_apply(game_id=game.pk, user=user, move=move, expect_seq=state.seq)
+    play.move_apply(game_id=game.pk, user=user, move=move, expect_seq=state.seq)
 print(game.pk)
 """
 

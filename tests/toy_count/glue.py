@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.urls import path
 from django.utils.translation import gettext
 
-from games import rows
 from games.kinds import describe_with, never_sealed, random_seed
+from games.moves import sql
 from rankings.achievements import first_win
 from tests.toy_count import engine, views
 
@@ -25,7 +25,7 @@ def project(game, state, seats, events, before) -> None:
         if tuple(getattr(seat, name) for name in SEAT_FIELDS) != values:
             for name, value in zip(SEAT_FIELDS, values, strict=True):
                 setattr(seat, name, value)
-            rows.update(seat, SEAT_FIELDS)
+            sql.update(seat, SEAT_FIELDS)
 
 
 def site_options(options: dict) -> dict:

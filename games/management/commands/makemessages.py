@@ -2,7 +2,7 @@
 
 Refusals are raised with an English template and its parameters
 (``IllegalMove("the road costs only {n} cards", "R6.5", n=n)``) and translated when they are
-sent (``games.services.localized``); these keywords let xgettext find the templates.
+sent (``games.errors.localized``); these keywords let xgettext find the templates.
 """
 
 from django.core.management.commands import makemessages

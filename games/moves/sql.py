@@ -1,4 +1,4 @@
-"""Row reads and writes for the move path, without Django's query compiler.
+"""The move's SQL layer: row reads and writes without Django's query compiler.
 
 Every move reads and writes the same few rows (the game, its seats, the log entries), and
 building those statements through the ORM costs several times what the database takes to
@@ -12,12 +12,15 @@ project listens to for these models.
 Inside ``batch()`` the writes wait and go to the database together when it ends: on
 PostgreSQL as one statement (data-modifying ``WITH`` parts), elsewhere one after the other.
 
-``guarded()`` is a batch for a row read without a lock, with its version (``VERSION``): on
-PostgreSQL its writes are one statement that first locks the row and writes only if the row is still
-the version read (its ``xmin``, which every update of the row changes); else nothing is
-written and ``Changed`` is raised. The statement commits on its own (autocommit), so an
-optimistic change is two round trips, the read and the write, instead of five (``BEGIN``,
-lock, read, write, ``COMMIT``).
+A guarded write is a batch for a row read without a lock, with its version (``VERSION``):
+``collected()`` catches its writes, and ``guarded_statement`` makes them one statement that
+first locks the row and writes only if the row is still the version read (its ``xmin``, which
+every update of the row changes); else nothing is written and ``Changed`` is raised. The
+statement commits on its own (autocommit), so an optimistic change is two round trips, the
+read and the write, instead of five (``BEGIN``, lock, read, write, ``COMMIT``).
+
+Everything a move calls writes through here, never through the ORM (``games.kinds``' first
+write rule): only these writes can wait for a batch, or be caught for a guarded statement.
 """
 
 from __future__ import annotations
@@ -86,24 +89,6 @@ def batch() -> Iterator[None]:
     _execute_all(writes)
 
 
-@contextlib.contextmanager
-def guarded(instance: Model) -> Iterator[None]:
-    """A batch whose writes are made only if ``instance``'s row is still the version it was
-    read at (its ``_row_version``, read as ``VERSION``): one statement, which raises
-    ``Changed`` (and writes nothing) if the row was changed since.
-
-    ``on_commit`` callbacks registered inside are registered once the writes are made. Only
-    where ``can_guard()``; not inside another batch.
-    """
-    if not can_guard():
-        raise RuntimeError("guarded writes need PostgreSQL")
-    with collected() as found:
-        yield
-    _execute_guarded(guarded_statement(instance, found.writes))
-    for func, _blocking in found.callbacks:
-        transaction.on_commit(func, robust=True)
-
-
 @dataclass
 class Collected:
     """What ``collected()`` caught: the writes, and the callbacks with whether each may block
@@ -127,12 +112,19 @@ def collected() -> Iterator[Collected]:
         _pending.writes = _pending.callbacks = None
 
 
+def collecting() -> bool:
+    """Whether this thread is inside ``collected()``: a move is collecting its statements, and
+    any write sent meanwhile (an ORM write) would escape its guarded statement."""
+    return getattr(_pending, "callbacks", None) is not None
+
+
 def on_commit(func: Callable[[], Any], blocking: bool = False) -> None:
-    """``transaction.on_commit(func, robust=True)``; inside a guarded batch, once its writes
-    are made (or never, if they are not). Outside a transaction it runs at once.
+    """``transaction.on_commit(func, robust=True)``; inside ``collected()``, once the guarded
+    write is made (``games.moves.play.run_after_write``; never, if it is not). Outside a
+    transaction it runs at once.
 
     ``blocking``: ``func`` reads the database, so a move made on the event loop runs it in the
-    sockets' database thread (``games.async_moves``)."""
+    sockets' database thread (``games.moves.on_loop``)."""
     callbacks = getattr(_pending, "callbacks", None)
     if callbacks is not None:
         callbacks.append((func, blocking))
@@ -201,7 +193,8 @@ def check_guarded(statement: GuardedStatement, found: int) -> None:
         raise Changed(f"{statement.label} changed since it was read")
 
 
-def _execute_guarded(statement: GuardedStatement) -> None:
+def execute_guarded(statement: GuardedStatement) -> None:
+    """Send ``statement`` (from this thread's connection); ``Changed`` if it wrote nothing."""
     with _numbered_cursor() as cursor:
         cursor.execute(statement.sql, statement.params)
         (found,) = cursor.fetchone()

@@ -1,12 +1,12 @@
 """Moves on PostgreSQL made on the server's event loop, without a worker thread.
 
-A guarded move (``services.move_apply``) is two statements: the read of the game and its
-seats, and the write that checks the game row is still the version read (``rows.guarded``).
+A guarded move (``games.moves.play``) is two statements: the read of the game and its
+seats, and the write that checks the game row is still the version read.
 Here both go through psycopg's async connections, a small pool per event loop, and the rules
 run on the loop in between: no hop to a worker thread and back, and no wait for the
 interpreter lock between that thread and the loop. The statements, the rows and the checks
-are the thread's own (``selectors.versioned_query``, ``services.check_move``,
-``rows.guarded_statement``); only the round trips differ.
+are the thread's own (``selectors.versioned_query``, ``play.prepare_guarded``), and so is the
+retry policy (``play.Tries``); only the round trips differ.
 
 What the thread's way does instead: the move that ends a game (scored with the ORM under the
 lock), a game that changed under three tries, and every move on SQLite. Callbacks that read
@@ -32,16 +32,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import psycopg
-from channels.db import database_sync_to_async
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from psycopg_pool import AsyncConnectionPool
 
-from games import rows, selectors, services
+from games import selectors
+from games.errors import ServiceError
+from games.moves import play, sql
 from games.postgres import TIMESTAMPTZ, UtcTimestampLoader
+from games.services.base import valid_game_id
 
 logger = logging.getLogger(__name__)
 
@@ -115,31 +116,29 @@ async def close_pools() -> None:
         await (await opening).close()
 
 
-async def _fetch(connection, sql: str, params: list) -> list[tuple]:
+async def _fetch(connection, statement: str, params: list) -> list[tuple]:
     cursor = psycopg.AsyncRawCursor(connection)
-    await cursor.execute(rows.numbered(sql), params)
+    await cursor.execute(sql.numbered(statement), params)
     return await cursor.fetchall()
 
 
 async def move_apply(
     *, game_id: int, user, move: dict, expect_seq: int | None = None, by_bot: bool = False
-) -> services.MoveResult | None:
-    """``services.move_apply`` on the event loop; None if the move must take the thread's way
+) -> play.MoveResult | None:
+    """``play.move_apply`` on the event loop; None if the move must be made under the lock
     (it raises what that raises: a refusal, a missing game, ``DatabaseError``)."""
-    move = services.move_body(move)
-    game_id = services.valid_game_id(game_id)
+    move = play.move_body(move)
+    game_id = valid_game_id(game_id)
     args = {"game_id": game_id, "user": user, "expect_seq": expect_seq, "by_bot": by_bot}
     moves = await pool()
     found = await _take(game_id)
-    tries = services.UNLOCKED_TRIES
+    tries = play.Tries()
     while tries:
         try:
             return await _try(moves, args, move, found)
-        except rows.Changed:
-            tries -= 1  # another change came between the read and the write
-        except services.NeedsLock:
-            return None
-        except services.ServiceError:
+        except (sql.Changed, play.NeedsLock) as error:
+            tries.failed(error)
+        except ServiceError:
             if found is None:
                 raise
             # Refused on a read made before the move: it may be a change behind, as is
@@ -152,10 +151,10 @@ async def move_apply(
 
 async def _try(
     moves: AsyncConnectionPool, args: dict, move: dict, found: list[tuple] | None = None
-) -> services.MoveResult:
+) -> play.MoveResult:
     """One guarded try, on ``found`` if given (the rows of the game's read), else on a fresh
-    read; ``rows.Changed`` if the game changed after the read (nothing was written),
-    ``services.NeedsLock`` if the move ends the game (nothing was written)."""
+    read; ``sql.Changed`` if the game changed after the read (nothing was written),
+    ``play.NeedsLock`` if the move ends the game (nothing was written)."""
     for last in (False, True):
         async with moves.connection() as connection:
             if found is None:
@@ -167,16 +166,12 @@ async def _try(
                     # The connection broke (PostgreSQL restarted, its backend ended): the read
                     # changed nothing, so it is made again on another one (the pool drops it).
                     continue
-            checked = services.check_move(**args, read=selectors.versioned_from_rows(found))
-            with rows.collected() as caught:
-                events = services.do_move(
-                    checked=checked, user=args["user"], move=move, by_bot=args["by_bot"]
-                )
-            statement = rows.guarded_statement(checked.game, caught.writes)
+            prepared = play.prepare_guarded(args, move, selectors.versioned_from_rows(found))
+            statement = prepared.statement
             [(written,)] = await _fetch(connection, statement.sql, statement.params)
-        rows.check_guarded(statement, written)
-        _run(caught.callbacks)
-        return services.MoveResult(seq=checked.game.seq, events=events)
+        sql.check_guarded(statement, written)
+        play.run_after_write(prepared.callbacks)
+        return prepared.result
     raise AssertionError("unreachable")
 
 
@@ -243,33 +238,3 @@ async def _take(game_id: int) -> list[tuple] | None:
         return await asyncio.shield(entry.read)
     except Exception:  # psycopg's and the pool's errors: the move reads for itself
         return None
-
-
-def _run(callbacks: list[tuple[Callable[[], object], bool]]) -> None:
-    """The write's callbacks, as after a commit: each one's failure is logged, not raised.
-    Those that read the database run after the others, in the sockets' database thread."""
-    blocking = []
-    for func, reads in callbacks:
-        if reads:
-            blocking.append(func)
-        else:
-            _call(func)
-    if blocking:
-        task = asyncio.get_running_loop().create_task(database_sync_to_async(_call_all)(blocking))
-        _running.add(task)  # the loop keeps only weak references to its tasks
-        task.add_done_callback(_running.discard)
-
-
-_running: set[asyncio.Task] = set()
-
-
-def _call_all(callbacks: list[Callable[[], object]]) -> None:
-    for func in callbacks:
-        _call(func)
-
-
-def _call(func: Callable[[], object]) -> None:
-    try:
-        func()
-    except Exception:
-        logger.exception("a callback after a move failed")

@@ -1,0 +1,406 @@
+"""A game's life before and after its moves: created, joined, dealt, offered again."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from games import broadcast, registry
+from games.contract import EngineError
+from games.errors import (
+    Conflict,
+    Forbidden,
+    RateLimited,
+    ServiceError,
+)
+from games.limits import RateLimit
+from games.models import Event, Game, Rematch, Seat
+from games.services.base import (
+    after_commit,
+    kind_of,
+    lobby_changed,
+    locked,
+    seat_of,
+)
+from games.services.record import record
+
+NAME_MAX_LENGTH = 64
+BOT_NAMES = (
+    "Bot Anna", "Bot Ben", "Bot Clara", "Bot Dario", "Bot Ella", "Bot Fritz", "Bot Greta",
+    "Bot Hans", "Bot Ida", "Bot Jakob",
+)  # fmt: skip
+
+
+TURN_SECONDS_RANGE = (10, 3600)
+SITE_DEFAULT = "default"  # turn_seconds: the site's setting for a public game, none if private
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A new game's settings, checked (``check_game_create``)."""
+
+    kind: registry.GameKind
+    options: dict
+    name: str
+    max_players: int
+    bots: int
+    private: bool
+    turn_seconds: int | None
+
+
+def check_game_kind(kind: object, options: object) -> tuple[registry.GameKind, dict]:
+    """The kind of a new game and its options with their defaults; ``bad_field`` naming the
+    field otherwise."""
+    try:
+        game_kind = registry.get(kind)
+    except registry.UnknownKind:
+        raise ServiceError(
+            "there is no game kind {kind}; known: {known}",
+            "bad_field",
+            prefix="kind",
+            kind=repr(kind),
+            known=", ".join(registry.KINDS),
+        ) from None
+    try:
+        return game_kind, game_kind.engine.check_options({} if options is None else options)
+    except EngineError as error:
+        field = getattr(error, "field", "options")
+        raise ServiceError.from_engine(error, 400, prefix=field) from None
+
+
+def check_game_create(
+    *,
+    name: object,
+    max_players: object = None,
+    bots: object = 0,
+    private: object = False,
+    turn_seconds: object = SITE_DEFAULT,
+    kind: object = registry.DEFAULT_KIND,
+    options: object = None,
+) -> NewGame:
+    """The settings of a new game, or ``bad_field`` naming the first wrong one. A solo kind
+    takes one seat, no computer players and no timer, whatever was asked."""
+    game_kind, options = check_game_kind(kind, options)
+    try:
+        options = game_kind.glue.site_options(options)
+    except EngineError as error:
+        raise ServiceError.from_engine(
+            error, 400, prefix=getattr(error, "field", "options")
+        ) from None
+    name = _game_name(name)
+    if game_kind.solo:
+        return NewGame(game_kind, options, name, 1, 0, True, None)
+    if turn_seconds == SITE_DEFAULT:
+        turn_seconds = None if private else settings.TURN_SECONDS_PUBLIC
+    low, high = TURN_SECONDS_RANGE
+    if turn_seconds is not None and turn_seconds != 0 and not low <= turn_seconds <= high:
+        raise ServiceError(
+            "a turn lasts {low} to {high} seconds, or 0 for no limit",
+            "bad_field",
+            low=low,
+            high=high,
+        )
+    low, high = game_kind.min_players, game_kind.max_players
+    if max_players is None:
+        max_players = low
+    if isinstance(max_players, bool) or not isinstance(max_players, int):
+        raise ServiceError("A valid integer is required.", "bad_field", prefix="max_players")
+    # The same words (and translations) as the API's own range checks.
+    if max_players < low:
+        raise ServiceError(
+            "Ensure this value is greater than or equal to {min_value}.",
+            "bad_field",
+            prefix="max_players",
+            min_value=low,
+        )
+    if max_players > high:
+        raise ServiceError(
+            "Ensure this value is less than or equal to {max_value}.",
+            "bad_field",
+            prefix="max_players",
+            max_value=high,
+        )
+    if isinstance(bots, bool) or not isinstance(bots, int) or not 0 <= bots < max_players:
+        raise ServiceError("must leave at least one seat for you", "bad_field", prefix="bots")
+    return NewGame(game_kind, options, name, max_players, bots, bool(private), turn_seconds or None)
+
+
+def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
+    """Create the game with ``user`` in its first seat; a solo game is dealt at once."""
+    game = Game.objects.create(
+        name=new.name,
+        kind=new.kind.key,
+        options=new.options,
+        max_players=new.max_players,
+        creator=user,
+        seed=new.kind.glue.new_seed(new.options),
+        private=new.private,
+        turn_seconds=new.turn_seconds,
+    )
+    Seat.objects.create(game=game, user=user)
+    for bot_user in bot_users(new.bots, exclude={user.pk}):
+        Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=new.kind.default_bot)
+    if new.kind.solo:
+        do_game_start(game=game, seats=list(game.seats.all()))
+    else:
+        lobby_changed(game)
+    return game
+
+
+def game_create(
+    *,
+    user: AbstractBaseUser,
+    name: str,
+    max_players: int | None = None,
+    bots: int = 0,
+    private: bool = False,
+    turn_seconds: int | str | None = SITE_DEFAULT,
+    kind: str = registry.DEFAULT_KIND,
+    options: dict | None = None,
+) -> Game:
+    """A new game of ``kind`` with ``user`` in its first seat and ``bots`` computer players.
+
+    ``turn_seconds``: a person's time per turn (``None`` or 0: no limit); by default
+    ``settings.TURN_SECONDS_PUBLIC`` for a public game and no limit for a private one.
+    A solo kind seats ``user`` alone and starts at once (no bots, no timer).
+    """
+    new = check_game_create(
+        name=name,
+        max_players=max_players,
+        bots=bots,
+        private=private,
+        turn_seconds=turn_seconds,
+        kind=kind,
+        options=options,
+    )
+    with transaction.atomic(durable=True):
+        check_game_limits(user=user, new=new)
+        return do_game_create(user=user, new=new)
+
+
+def check_game_limits(*, user: AbstractBaseUser, new: NewGame) -> None:
+    """At most ``GAMES_WAITING_PER_USER`` games created by ``user`` wait for players (409
+    ``too_many_waiting``), and at most ``GAME_RATE`` new games per user (429
+    ``rate_limited``). The user's row is locked, so that parallel calls count each other."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+    most = settings.GAMES_WAITING_PER_USER
+    if not new.kind.solo and most > 0:
+        waiting = Game.objects.filter(creator=user, status=Game.Status.WAITING).count()
+        if waiting >= most:
+            raise Conflict(
+                "you already have {count} games waiting for players; start one or leave it first",
+                "too_many_waiting",
+                count=waiting,
+            )
+    limit = RateLimit("game", user.pk)
+    if not limit.allowed():
+        raise RateLimited(
+            "too many new games; try again in {seconds} seconds",
+            seconds=max(1, round(limit.wait() or 1)),
+        )
+
+
+def _game_name(name: object) -> str:
+    name = (name if isinstance(name, str) else "").strip()
+    if not 1 <= len(name) <= NAME_MAX_LENGTH:
+        raise ServiceError(
+            "a game name has 1 to {max} characters", "bad_field", max=NAME_MAX_LENGTH
+        )
+    return name
+
+
+def bot_users(count: int, exclude: Collection[int]) -> list[AbstractBaseUser]:
+    """``count`` users of the fixed pool of computer players, created on first use.
+
+    A pool name some person registered first (a guest, an account with a password) is
+    skipped: a bot never plays in a person's name.
+    """
+    found = []
+    for name in BOT_NAMES:
+        if len(found) == count:
+            break
+        user, created = get_user_model().objects.get_or_create(username=name)
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        elif user.has_usable_password() or hasattr(user, "guest") or user.pk in exclude:
+            continue
+        found.append(user)
+    if len(found) < count:
+        raise ServiceError("there are not enough computer players", "bad_field")
+    return found
+
+
+def check_game_join(*, game_id: int, user: AbstractBaseUser) -> Game:
+    """The locked waiting game with a seat free for ``user``."""
+    game = locked(game_id)
+    if game.status != Game.Status.WAITING:
+        raise Conflict("the game has already started", "started")
+    seats = list(game.seats.all())
+    if any(seat.user_id == user.pk for seat in seats):
+        raise Conflict("you already have a seat in this game", "already_seated")
+    if len(seats) >= game.max_players:
+        raise Conflict("the game is full", "full")
+    return game
+
+
+def do_game_join(*, game: Game, user: AbstractBaseUser) -> Seat:
+    seat = Seat.objects.create(game=game, user=user)
+    events = [{"kind": "joined", "player": user.pk}]
+    Event.objects.create(game=game, seq=game.seq, kind="joined", data=events[0])
+    after_commit(lambda: broadcast.game_changed(game, None, events))
+    lobby_changed(game)
+    return seat
+
+
+def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
+    with transaction.atomic(durable=True):
+        return do_game_join(game=check_game_join(game_id=game_id, user=user), user=user)
+
+
+def check_game_start(*, game_id: int, user: AbstractBaseUser) -> tuple[Game, list[Seat]]:
+    """The locked waiting game, started by its creator with enough seats taken; its seats in
+    the order the log replays."""
+    game = locked(game_id)
+    if game.creator_id != user.pk:
+        raise Forbidden("only the player who created the game can start it")
+    if game.status != Game.Status.WAITING:
+        raise Conflict("the game has already started", "started")
+    seats = list(game.seats.order_by("joined", "id"))
+    game_kind = kind_of(game)
+    count, rule = game_kind.min_players, game_kind.seats_rule
+    if len(seats) >= count:
+        return game, seats
+    if rule:
+        raise Conflict(
+            "a game needs at least {count} players ({rule})",
+            "too_few_players",
+            count=count,
+            rule=rule,
+        )
+    raise Conflict("a game needs at least {count} players", "too_few_players", count=count)
+
+
+def do_game_start(*, game: Game, seats: list[Seat]) -> None:
+    """Deal: the engine's new game for these seats (Rat um Rad: the preparation phase, R2)."""
+    game_kind = kind_of(game)
+    state = game_kind.engine.new_game(game.seed, [seat.user_id for seat in seats], game.options)
+    game.started = timezone.now()
+    record(game, state, seats, None, None, game_kind.glue.start_events(state))
+    after_commit(lambda: game_kind.glue.warm_up(game, state))
+
+
+def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:
+    with transaction.atomic(durable=True):
+        game, seats = check_game_start(game_id=game_id, user=user)
+        do_game_start(game=game, seats=seats)
+    return game
+
+
+# ---------------------------------------------------------------------------- rematch
+
+
+@dataclass(frozen=True)
+class RematchCheck:
+    """An answer to a finished game's offer of the same game again, checked; the game locked."""
+
+    game: Game
+    seats: list[Seat]  # in the order of the deal
+    rematch: Rematch
+    user_id: int
+    accept: bool
+
+
+def rematch_people(seats: Iterable[Seat]) -> list[Seat]:
+    """The seats whose person is asked to play again: not the computer players, nor whoever
+    left the game (a computer player takes their seat in the new game)."""
+    return [seat for seat in seats if not seat.is_bot and not seat.left]
+
+
+def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object) -> RematchCheck:
+    """The locked finished game that ``user`` has a seat in, and may be played again."""
+    if not isinstance(accept, bool):
+        raise ServiceError("'accept' must be true or false", "bad_field")
+    game = locked(game_id)
+    seats = list(game.seats.order_by("joined", "id"))
+    seat = seat_of(seats, user)
+    if game.status != Game.Status.FINISHED:
+        raise Conflict("only a finished game can be played again", "not_finished")
+    if kind_of(game).glue.rematch_leaderboard(game):
+        raise Conflict("this game counts one attempt: it is not played again", "no_rematch")
+    if seat.left:
+        raise Conflict("you have left this game", "left_game")
+    # Read under the game's lock: one new game, however many answer at the same moment.
+    rematch = Rematch.objects.filter(game=game).first() or Rematch(game=game, answers={})
+    if rematch.new_game_id is not None and not accept:
+        raise Conflict("the new game has begun already", "rematch_started")
+    if rematch.declined and accept and rematch.new_game_id is None:
+        raise Conflict(
+            "someone declined to play again: start a new game from the lobby", "rematch_declined"
+        )
+    return RematchCheck(game, seats, rematch, user.pk, accept)
+
+
+def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
+    """Record the answer; the last person's acceptance deals the new game. Every socket of
+    the finished game is sent its view again, with the offer (``rematch``) as it now stands."""
+    game, rematch, key = checked.game, checked.rematch, str(checked.user_id)
+    if rematch.new_game_id is not None or rematch.answers.get(key) is checked.accept:
+        return rematch  # answered before (a second press, a retry): nothing changes
+    rematch.answers[key] = checked.accept
+    events = [{"kind": "rematch", "player": checked.user_id, "accept": checked.accept}]
+    people = rematch_people(checked.seats)
+    if all(rematch.answers.get(str(seat.user_id)) is True for seat in people):
+        rematch.new_game = _deal_again(game, checked.seats, people)
+        events.append({"kind": "rematch_started", "player": None, "game": rematch.new_game_id})
+    rematch.save()
+    Event.objects.bulk_create(
+        Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
+    )
+    after_commit(lambda: broadcast.game_changed(game, None, events))
+    return rematch
+
+
+def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
+    """The same game again: its name, options, timer and privacy, its people and computer
+    players in the same seats (a computer player in the seat of whoever left), dealt."""
+    game_kind = kind_of(game)
+    creator = game.creator_id
+    if creator not in {seat.user_id for seat in people}:
+        creator = people[0].user_id
+    new = Game.objects.create(
+        name=game.name,
+        kind=game.kind,
+        options=game.options,
+        max_players=game.max_players,
+        creator_id=creator,
+        seed=game_kind.glue.new_seed(game.options),
+        private=game.private,
+        turn_seconds=game.turn_seconds,
+    )
+    gone = [seat for seat in seats if seat.left and not seat.is_bot]
+    stand_ins = iter(bot_users(len(gone), exclude={seat.user_id for seat in seats}))
+    new_seats = []
+    for seat in seats:
+        user_id, is_bot, bot = seat.user_id, seat.is_bot, seat.bot
+        if seat in gone:
+            user_id, is_bot, bot = next(stand_ins).pk, True, game_kind.default_bot
+        new_seats.append(Seat.objects.create(game=new, user_id=user_id, is_bot=is_bot, bot=bot))
+    do_game_start(game=new, seats=new_seats)
+    return new
+
+
+def rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object = True) -> Rematch:
+    """``user``'s answer to playing a finished game again: the same seats, computer players
+    and options. Once every person of it accepted, the new game is dealt (a solo game's at
+    once); one decline ends the offer. A kind whose game counts one attempt (Road to 300's
+    daily challenge) is not played again (``no_rematch``)."""
+    with transaction.atomic(durable=True):
+        checked = check_rematch_answer(game_id=game_id, user=user, accept=accept)
+        return do_rematch_answer(checked=checked)

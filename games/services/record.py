@@ -1,0 +1,109 @@
+"""Writing a change of a game: its state, log entries and projections, or a change of who plays
+its seats; the broadcasts, the timer and the bots follow once it is committed."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from games import broadcast, turns
+from games.models import Event, Game, Move, Seat
+from games.moves import sql
+from games.services.base import (
+    after_commit,
+    kind_of,
+    lobby_changed,
+)
+from games.signals import bots_may_move, game_finished, turn_deadline_set
+
+
+def record(
+    game: Game,
+    state,
+    seats: list[Seat],
+    user: AbstractBaseUser | None,
+    move: dict | None,
+    events: list[dict],
+) -> None:
+    """Write a changed state, its log entries and projections; publish after commit."""
+    engine = kind_of(game).engine
+    was_playing = game.is_playing
+    deadline_before = game.turn_deadline
+    game.turn_deadline = turns.deadline(
+        game, turns.stored_turn_key(game, game.state), state, seats, timezone.now()
+    )
+    _timer_follows(game, deadline_before)
+    game.status = engine.phase(state)
+    finished = engine.is_over(state)
+    if finished:
+        kind_of(game).glue.complete_results(game, state)
+        game.finished = timezone.now()
+        game.end_reason = state.end_reason or ""
+    with sql.batch():  # one statement on PostgreSQL
+        if move is not None:
+            sql.insert([Move(game=game, seq=state.seq, user=user, payload=move)])
+        _store(game, state, seats, events)
+        sql.insert(
+            [Event(game=game, seq=state.seq, kind=event["kind"], data=event) for event in events]
+        )
+    if was_playing and finished:
+        game_finished.send(sender=Game, game=game, results=engine.results(state), seats=seats)
+    after_commit(lambda: broadcast.game_changed(game, state, events, seats))
+    if was_playing != game.is_playing:
+        lobby_changed(game, [seat.user_id for seat in seats])
+    if game.is_playing and any(seat.computer_plays for seat in seats):
+        # After the broadcast: the players see this move before the bots' answers.
+        after_commit(lambda: bots_may_move.send(sender=Game, game_id=game.pk), blocking=True)
+
+
+def record_seats(
+    game: Game, state, seats: list[Seat], events: list[dict], timed_out: bool = False
+) -> None:
+    """Publish a change of who plays the seats (no move: ``seq`` stays); the timer follows.
+    ``timed_out``: people's turns ran out, and the computer now plays them."""
+    before = turns.stored_turn_key(game, game.state)  # the turn goes on: its deadline may stay
+    deadline_before = game.turn_deadline
+    game.turn_deadline = turns.deadline(game, before, state, seats, timezone.now())
+    game.save(update_fields=["turn_deadline", "updated"])
+    _timer_follows(game, deadline_before)
+    Event.objects.bulk_create(
+        Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
+    )
+    after_commit(lambda: broadcast.game_changed(game, state, events))
+    if any(seat.computer_plays for seat in seats):
+        # A stand-in for a person whose time ran out plays at once: they had their whole turn.
+        after_commit(
+            lambda: bots_may_move.send(sender=Game, game_id=game.pk, at_once=timed_out),
+            blocking=True,
+        )
+
+
+def _timer_follows(game: Game, before) -> None:
+    """A new deadline: once committed, this process expires the turn at that very moment
+    (``games.sweeper``), not at its next sweep."""
+    deadline = game.turn_deadline
+    if deadline is not None and deadline != before:
+        after_commit(
+            lambda: turn_deadline_set.send(sender=Game, game_id=game.pk, deadline=deadline)
+        )
+
+
+def _store(game: Game, state, seats: list[Seat], events: list[dict]) -> None:
+    """Save the engine state; the kind's glue keeps its own rows in step with it."""
+    before = game.state
+    game.state = kind_of(game).engine.to_dict(state)
+    game.seq = state.seq
+    sql.update(
+        game,
+        [
+            *("state", "seq", "status", "started", "finished", "end_reason"),
+            *("turn_deadline", "updated"),
+        ],
+    )
+    kind_of(game).glue.project(game, state, seats, events, before)
+
+
+def autopilot_off(seat: Seat) -> list[dict]:
+    seat.autopilot = False
+    sql.update(seat, ["autopilot"])
+    return [{"kind": "autopilot_off", "player": seat.user_id}]
