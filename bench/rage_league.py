@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.rage import engine
-from games.rage.bots import make_bot
+from games.rage.bots import BOTS, make_bot
 from games.rage.simulation import check
 
 P99_LIMIT = 0.200  # G6.2: the strong bot decides within 200 ms p99
@@ -114,9 +114,9 @@ def main() -> int:
     if not engine.MIN_PLAYERS <= args.players <= engine.MAX_PLAYERS:
         parser.error(f"--players: {engine.MIN_PLAYERS} to {engine.MAX_PLAYERS}")
     lineup = [name.strip() for name in args.lineup.split(",") if name.strip()]
-    unknown = sorted(set(lineup) - set(engine.BOTS))
+    unknown = sorted(set(lineup) - set(BOTS))
     if not lineup or unknown:
-        parser.error(f"--lineup: unknown bot {', '.join(unknown)}; known: {', '.join(engine.BOTS)}")
+        parser.error(f"--lineup: unknown bot {', '.join(unknown)}; known: {', '.join(BOTS)}")
     try:
         options = engine.check_options(json.loads(args.options))
     except (ValueError, engine.EngineError) as error:

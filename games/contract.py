@@ -57,6 +57,10 @@ named in its ``GameKind`` (``games.registry``) has this shape:
     own ``view`` alone (exactly what a person in that seat is sent) and returns one of
     ``view["legal"]``.
 
+A package's rules (its ``engine`` and what that imports) never import its ``bots`` or
+``simulation``, which use the rules: the package's ``__init__`` hands on ``BOTS``,
+``make_bot`` and ``simulate_report`` from them.
+
 ``tests/test_engine_contract.py`` checks every registered kind against this.
 """
 

@@ -13,6 +13,7 @@ from collections import Counter
 
 import pytest
 
+from games import rage
 from games.rage import bots, engine
 from games.rage.bots import StrongBot, _policy, _World
 from games.rage.cards import COLOR_OF, DECK
@@ -51,9 +52,9 @@ def views_of_a_round(state, chooser, limit: int = 400):
         engine.apply(state, player, chooser(view))
 
 
-def test_strong_is_a_bot_of_the_engine():
-    assert "strong" in engine.BOTS and "strong" in bots.BOTS
-    assert isinstance(engine.make_bot("strong", 3), StrongBot)
+def test_strong_is_a_bot_of_the_kind():
+    assert "strong" in rage.BOTS and "strong" in bots.BOTS
+    assert isinstance(rage.make_bot("strong", 3), StrongBot)
     assert isinstance(bots.make_bot("strong", 3), StrongBot)
 
 
@@ -94,7 +95,7 @@ def test_strong_plays_a_whole_game_among_other_bots():
     names = NAMES[:4]
     state = engine.new_game(5, names, engine.check_options({"bids": "secret"}))
     players = {
-        p: engine.make_bot(kind, i)
+        p: bots.make_bot(kind, i)
         for i, (p, kind) in enumerate(
             zip(names, ["strong", "heuristic", "random", "strong"], strict=True)
         )

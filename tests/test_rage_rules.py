@@ -13,6 +13,7 @@ from collections import Counter
 
 import pytest
 
+from games import rage
 from games.contract import BadField, BadOption, GameOver, IllegalMove, NotSeated, NotYourTurn
 from games.rage import bots, cards, engine
 
@@ -809,20 +810,20 @@ def test_G5_storage_keeps_the_whole_game_and_its_future():
 def test_G6_1_bots_play_legal_moves_from_their_own_view(name):
     for options in ({}, {"bids": "secret"}, {"plus_minus_one": True}):
         state = engine.new_game(3, NAMES[:4], engine.check_options(options))
-        players = {p: engine.make_bot(name, i) for i, p in enumerate(state.players)}
+        players = {p: rage.make_bot(name, i) for i, p in enumerate(state.players)}
         while not engine.is_over(state):
             player = engine.to_move(state)[0]
             seen = engine.view(state, player)
             move = players[player].choose(seen)
             assert move in seen["legal"]
             engine.apply(state, player, move)
-    assert set(engine.BOTS) >= {"random", "heuristic"}
+    assert set(rage.BOTS) >= {"random", "heuristic"}
     with pytest.raises(ValueError):
-        engine.make_bot("nobody")
+        rage.make_bot("nobody")
 
 
 def test_G6_2_the_heuristic_bot_beats_random_by_a_wide_margin():
-    lines, problems = engine.simulate_report(
+    lines, problems = rage.simulate_report(
         games=8, players=4, bots=["heuristic", "random"], options={}, seed=1
     )
     assert problems == []
@@ -836,10 +837,10 @@ def test_G6_2_the_heuristic_bot_beats_random_by_a_wide_margin():
 
 def test_G6_2_simulation_refuses_what_it_cannot_play():
     with pytest.raises(ValueError, match="--players"):
-        engine.simulate_report(games=1, players=2, bots=None, options={}, seed=1)
+        rage.simulate_report(games=1, players=2, bots=None, options={}, seed=1)
     with pytest.raises(ValueError, match="--bots"):
-        engine.simulate_report(games=1, players=3, bots=["nobody"], options={}, seed=1)
-    lines, problems = engine.simulate_report(
+        rage.simulate_report(games=1, players=3, bots=["nobody"], options={}, seed=1)
+    lines, problems = rage.simulate_report(
         games=2, players=3, bots=None, options={"bids": "hidden"}, seed=1
     )
     assert problems == [] and lines[1].startswith("bot random: mean ")

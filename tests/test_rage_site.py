@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from games import consumers
 from games.models import Game
 from games.moves import play
-from games.rage import engine
+from games.rage import bots, engine
 from games.rage.cards import CARD_NAMES
 from games.services.lifecycle import game_create, game_join, game_start
 from rankings.models import Rating
@@ -262,7 +262,7 @@ def test_a_rage_game_rates_its_players_in_the_rage_ranking(people):
             play.move_apply(game_id=game.pk, user=people[0], move=move, expect_seq=state.seq)
         else:  # the computer players move after the commit; here, at once
             seat = next(s for s in game.seats.all() if s.user_id in engine.to_move(state))
-            move = engine.make_bot("heuristic", 1).choose(engine.view(state, seat.user_id))
+            move = bots.make_bot("heuristic", 1).choose(engine.view(state, seat.user_id))
             play.move_apply(game_id=game.pk, user=seat.user, move=move, by_bot=True)
     ratings = api_of(people[1]).get("/api/rankings/ratings/?kind=rage").json()
     assert {row["player"] for row in ratings} == set(game.seats.values_list("user_id", flat=True))

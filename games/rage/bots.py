@@ -26,12 +26,7 @@ from .cards import (
     PLUS5,
     VALUE_OF,
 )
-
-
-def _trick_winner(entries, trump):
-    from .engine import trick_winner
-
-    return trick_winner(entries, trump)
+from .engine import trick_winner
 
 
 def card_strength(card: str, trump: str | None, players: int) -> float:
@@ -117,7 +112,7 @@ class HeuristicBot:
         if card == NO_TRUMP:
             trump = None
         entries = [*trick, (card, color)]
-        return _trick_winner(entries, trump) == len(trick), worth
+        return trick_winner(entries, trump) == len(trick), worth
 
     def dump(self, moves: list[tuple[dict, float]], *, keep_high: bool) -> dict:
         """A card that loses: a -5 into someone else's trick first, then the lowest card while

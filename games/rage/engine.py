@@ -77,7 +77,6 @@ ROUND_OVER = "round_over"
 ROUNDS_PLAYED = "rounds_played"
 
 __all__ = [
-    "BOTS",
     "KIND",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
@@ -91,14 +90,12 @@ __all__ = [
     "from_dict",
     "is_over",
     "legal_moves",
-    "make_bot",
     "new_game",
     "phase",
     "replay",
     "results",
     "round_points",
     "scramble",
-    "simulate_report",
     "to_dict",
     "to_move",
     "trick_winner",
@@ -788,27 +785,3 @@ def scramble(state: GameState, player: PlayerId | None, rng: random.Random) -> G
             other.bids[seat] = rng.randint(0, other.hand_size)
     other.rng = random.Random(rng.getrandbits(64))
     return other
-
-
-# ---------------------------------------------------------------------------- bots and simulation
-
-
-def make_bot(name: str, seed: int = 0):
-    """A computer player of :data:`BOTS` with ``choose(view) -> move`` (G6.1)."""
-    from .bots import make_bot as _make_bot
-
-    return _make_bot(name, seed)
-
-
-def simulate_report(
-    *, games: int, players: int, bots: list[str] | None, options: dict, seed: int
-) -> tuple[list[str], list[str]]:
-    """``manage.py simulate --kind rage``; see :mod:`games.rage.simulation`."""
-    from .simulation import simulate_report as _simulate_report
-
-    return _simulate_report(games=games, players=players, bots=bots, options=options, seed=seed)
-
-
-from .bots import BOTS as _BOT_FACTORIES  # noqa: E402  (the bots use the rules above)
-
-BOTS = tuple(_BOT_FACTORIES)

@@ -1,14 +1,17 @@
 """Road to 300: a solo dice game on a 6x6 sheet. A pure-Python rules engine (no Django).
 
 This package is the kind's face to the site (the engine contract of ``games.contract``); the
-rules are in ``engine``, the sheets in ``grids``, the computer players in ``bots``.
+rules are in ``engine``, the sheets in ``grids``, the computer players in ``bots`` and their
+seeded games for ``manage.py simulate`` in ``simulation``. Bots and simulation stand on the
+rules, never the other way round: this face hands on their ``BOTS``, ``make_bot`` and
+``simulate_report``.
 """
 
 from __future__ import annotations
 
-from .bots import strong_bot_score
+from . import bots as _bots
+from .bots import make_bot, strong_bot_score
 from .engine import (
-    BOTS,
     KIND,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -21,17 +24,18 @@ from .engine import (
     from_dict,
     is_over,
     legal_moves,
-    make_bot,
     new_game,
     phase,
     replay,
     results,
     scramble,
-    simulate_report,
     to_dict,
     to_move,
     view,
 )
+from .simulation import simulate_report
+
+BOTS = tuple(_bots.BOTS)
 
 __all__ = [
     "BOTS",

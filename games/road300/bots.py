@@ -25,6 +25,7 @@ from itertools import combinations_with_replacement, permutations
 
 from games.contract import RandomBot
 
+from . import engine
 from .board import (
     CELL_COUNT,
     FULL,
@@ -267,8 +268,6 @@ def make_bot(name: str, seed: int = 0) -> RandomBot | StrongBot:
 
 def play(name: str, seed, options: dict | None = None, bot_seed: int = 0) -> dict:
     """Play one game of ``seed`` with bot ``name``; its result row."""
-    from . import engine
-
     state = engine.new_game(seed, [name], options)
     bot = make_bot(name, bot_seed)
     while not engine.is_over(state):

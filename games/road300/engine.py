@@ -92,7 +92,6 @@ WINNING_TOTAL = 300  # T4.3
 _PAIRS = ((0, 1, 2), (0, 2, 1), (1, 2, 0))
 
 __all__ = [
-    "BOTS",
     "KIND",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
@@ -112,13 +111,11 @@ __all__ = [
     "from_dict",
     "is_over",
     "legal_moves",
-    "make_bot",
     "new_game",
     "phase",
     "replay",
     "results",
     "scramble",
-    "simulate_report",
     "to_dict",
     "to_move",
     "view",
@@ -659,25 +656,3 @@ def scramble(state: GameState, player: PlayerId | None, rng: random.Random) -> G
     other = from_dict(to_dict(state))
     other.rng = random.Random(rng.getrandbits(64))
     return other
-
-
-# ---------------------------------------------------------------------------- bots and simulation
-
-
-def make_bot(name: str, seed: int = 0):
-    """A computer player of :data:`BOTS` with ``choose(view) -> move`` (T5.1)."""
-    from .bots import make_bot as _make_bot
-
-    return _make_bot(name, seed)
-
-
-def simulate_report(
-    *, games: int, players: int, bots: list[str] | None, options: dict, seed: int
-) -> tuple[list[str], list[str]]:
-    """``manage.py simulate --kind road300``; see :mod:`games.road300.simulation`."""
-    from .simulation import simulate_report as _simulate_report
-
-    return _simulate_report(games=games, players=players, bots=bots, options=options, seed=seed)
-
-
-from .bots import BOTS  # noqa: E402  (the bots use the geometry above, not this module)
