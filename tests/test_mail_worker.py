@@ -1,0 +1,88 @@
+"""The real queue: a mail's task waits in the database (django-tasks-db) until the worker's
+management command runs it, and then the mail arrives at the SMTP server. A task survives the
+process that enqueued it: here the worker is a fresh one that finds the row."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+from django.core.management import call_command
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
+
+from games import services
+from tests.mail_helpers import links, started, with_address
+
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+
+@pytest.fixture
+def database_tasks(settings):
+    settings.TASKS = DATABASE_TASKS
+
+
+@pytest.fixture
+def keep_signal_handlers():
+    """The worker installs handlers for SIGINT and SIGTERM: give pytest its own back."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for number, handler in saved.items():
+        signal.signal(number, handler)
+
+
+def run_worker() -> None:
+    """The worker as production runs it, bounded: every task waiting, then it stops."""
+    call_command(
+        "db_worker",
+        "--batch",
+        "--no-reload",
+        "--no-startup-delay",
+        "--queue-name",
+        "*",
+        "--max-tasks",
+        "10",
+        verbosity=0,
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_game_ended_mail_waits_in_the_database_until_the_worker_sends_it(
+    people, smtp, database_tasks, keep_signal_handlers
+):
+    alice, bob = people["alice"], people["bob"]
+    with_address(alice, "alice@example.org", "de")
+    game = started([alice, bob], "Spalentor")
+
+    services.game_end_now(game_id=game.pk)  # commits: the task is queued after that
+    [queued] = DBTaskResult.objects.all()
+    assert queued.status == TaskResultStatus.READY
+    assert queued.task_path == "notifications.tasks.send_game_ended_mails"
+    assert smtp.messages == []  # nothing is sent by the committing call itself
+
+    run_worker()
+
+    queued.refresh_from_db()
+    assert queued.status == TaskResultStatus.SUCCESSFUL
+    [mail] = smtp.to("alice@example.org")
+    assert mail.message["Subject"] == "Spalentor ist zu Ende"
+    assert f"https://ratumrad.example/games/{game.pk}/" in links(mail.body)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_mail_is_recorded_as_a_failed_task_and_the_game_still_ended(
+    people, settings, database_tasks, keep_signal_handlers
+):
+    from tests.smtp_server import free_port
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", free_port()  # nobody listens
+    alice, bob = people["alice"], people["bob"]
+    with_address(alice, "alice@example.org")
+    game = started([alice, bob])
+    services.game_end_now(game_id=game.pk)
+    run_worker()
+    [task] = DBTaskResult.objects.all()
+    assert task.status == TaskResultStatus.FAILED
+    game.refresh_from_db()
+    assert game.status == "FINISHED"
