@@ -16,6 +16,7 @@ from lobby.models import Guest
 from notifications import tokens
 from notifications.models import MailSettings
 from tests.conftest import PASSWORD, person
+from tests.csp_helpers import assert_page_keeps_policy
 from tests.mail_helpers import links, path_of, with_address
 
 pytestmark = pytest.mark.django_db
@@ -280,3 +281,20 @@ def test_logging_in_with_a_password_then_adding_an_address_works_end_to_end(
     add_address(client, "alice@example.org", django_capture_on_commit_callbacks)
     assert client.get(confirm_link(smtp, "alice@example.org")).status_code == 200
     assert MailSettings.objects.get(user=alice).address == "alice@example.org"
+
+
+def test_the_account_page_and_the_link_pages_keep_the_content_security_policy(alice):
+    with_address(alice, "alice@example.org", confirmed=False)
+    client = logged_in(alice)
+    confirm = tokens.confirm_token(alice.pk, "alice@example.org")
+    unsubscribe = tokens.unsubscribe_token(alice.pk, "alice@example.org", "your_turn")
+    pages = [
+        client.get("/account/"),
+        client.post("/account/", {"action": "address", "email": "bad"}),
+        Client().get(f"/mail/confirm/{confirm}/"),
+        Client().get("/mail/confirm/not-a-token/"),
+        Client().get(f"/mail/unsubscribe/{unsubscribe}/"),
+        Client().post(f"/mail/unsubscribe/{unsubscribe}/"),
+    ]
+    for response in pages:
+        assert_page_keeps_policy(response)
