@@ -1,7 +1,8 @@
 """What the games tell this app: it may be someone's turn, they moved, a game ended.
 
-Each call does at most one small query in the caller's transaction and enqueues its task after
-the commit; a failure here is logged and never reaches the move that caused it.
+Each call does at most one small query and enqueues its task after the commit (the end of a
+game reads nothing before it); a failure here is logged and never reaches the move that
+caused it.
 
     notify.your_turn(game_id, user_id)   it became this person's turn (turn-based games)
     notify.moved(game_id, user_id)       they moved: the next your-turn mail may go out
@@ -72,15 +73,26 @@ def moved(game_id: int, user_id: int) -> None:
 
 def game_ended(sender, *, game: Game, results=None, seats=None, **kwargs) -> None:
     """``games.signals.game_finished``, inside the transaction that ends the game: after its
-    commit, mail the results to the people who sat in it and asked for them."""
+    commit, mail the results to the people who sat in it and asked for them. Nothing is read
+    inside that transaction: whether anyone wants the mail is asked after the commit."""
     from notifications.tasks import send_game_ended_mails
 
+    game_id = game.pk
     try:
-        with transaction.atomic():
-            seats = seats if seats is not None else list(game.seats.all())
-            people = [seat.user_id for seat in seats if not seat.is_bot]
-            if not people or not _wanted(people, "game_ended"):
-                return
-        enqueue_after_commit(send_game_ended_mails, game.pk)
+        if seats is None:
+            seats = list(game.seats.all())
+        people = [seat.user_id for seat in seats if not seat.is_bot]
     except Exception:
-        logger.exception("game-ended mails of game %s", game.pk)
+        logger.exception("game-ended mails of game %s", game_id)
+        return
+    if not people:
+        return
+
+    def enqueue() -> None:
+        try:
+            if _wanted(people, "game_ended"):
+                send_game_ended_mails.enqueue(game_id)
+        except Exception:
+            logger.exception("could not enqueue the game-ended mails of game %s", game_id)
+
+    transaction.on_commit(enqueue, robust=True)
