@@ -1,10 +1,12 @@
 """The real queue: a mail's task waits in the database (django-tasks-db) until the worker's
 management command runs it, and then the mail arrives at the SMTP server. A task survives the
-process that enqueued it: here the worker is a fresh one that finds the row."""
+process that enqueued it: a worker started later, in a process of its own, sends it."""
 
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 
 import pytest
 from django.core.management import call_command
@@ -12,7 +14,10 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from games import services
+from notifications import tokens
 from tests.mail_helpers import links, started, with_address
+from tests.real_server import ROOT, _server_env, server_database
+from tests.smtp_server import free_port
 
 DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
@@ -73,8 +78,6 @@ def test_the_game_ended_mail_waits_in_the_database_until_the_worker_sends_it(
 def test_a_failed_mail_is_recorded_as_a_failed_task_and_the_game_still_ended(
     people, settings, database_tasks, keep_signal_handlers
 ):
-    from tests.smtp_server import free_port
-
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", free_port()  # nobody listens
     alice, bob = people["alice"], people["bob"]
@@ -86,3 +89,53 @@ def test_a_failed_mail_is_recorded_as_a_failed_task_and_the_game_still_ended(
     assert task.status == TaskResultStatus.FAILED
     game.refresh_from_db()
     assert game.status == "FINISHED"
+
+
+ENQUEUE = """
+import django
+django.setup()
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from notifications.models import MailSettings
+from notifications.notify import enqueue_after_commit
+from notifications.tasks import send_confirm_mail
+
+with transaction.atomic():
+    user = get_user_model().objects.create_user("alice")
+    MailSettings.objects.create(user=user, email="alice@example.org")
+    enqueue_after_commit(send_confirm_mail, user.pk, "alice@example.org")
+print(user.pk)
+"""
+
+
+def test_a_task_queued_by_a_process_that_is_gone_is_sent_by_a_worker_started_later(smtp):
+    """Two processes of their own on one database: the first queues the confirmation mail and
+    exits; then ``manage.py db_worker``, configured by EMAIL_URL and SITE_URL alone, sends
+    it."""
+    with server_database() as database_url:
+        env = _server_env(
+            database_url,
+            {
+                "EMAIL_URL": f"smtp://127.0.0.1:{smtp.port}",
+                "SITE_URL": "https://ratumrad.example",
+                "DEFAULT_FROM_EMAIL": "Rat um Rad <noreply@ratumrad.example>",
+                "TASKS_IMMEDIATE": "",
+            },
+        )
+        run = {"cwd": ROOT, "env": env, "capture_output": True, "text": True, "timeout": 120}
+        queued = subprocess.run([sys.executable, "-c", ENQUEUE], **run)
+        assert queued.returncode == 0, queued.stderr
+        user_id = int(queued.stdout.split()[-1])
+        assert smtp.messages == []
+
+        worker = [sys.executable, "manage.py", "db_worker", "--batch", "--no-reload"]
+        worker += ["--no-startup-delay", "--queue-name", "*"]
+        done = subprocess.run(worker, **run)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    [mail] = smtp.to("alice@example.org")
+    assert mail.mail_from == "noreply@ratumrad.example"
+    [url] = [url for url in links(mail.body) if "/mail/confirm/" in url]
+    token = url.removeprefix("https://ratumrad.example/mail/confirm/").rstrip("/")
+    assert tokens.read_confirm(token) == tokens.Link(user_id=user_id, email="alice@example.org")
