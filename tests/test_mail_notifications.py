@@ -261,3 +261,23 @@ def test_a_mail_clients_one_click_post_unsubscribes_without_a_csrf_token(
     )
     assert response.status_code == 200
     assert MailSettings.objects.get(user=alice).your_turn is False
+
+
+def test_no_your_turn_mail_to_someone_who_does_not_sit_in_the_game(
+    people, game, smtp, django_capture_on_commit_callbacks
+):
+    charlie = people["charlie"]
+    with_address(charlie, "charlie@example.org")
+    your_turn(game, charlie, django_capture_on_commit_callbacks)
+    assert smtp.messages == []
+
+
+def test_no_your_turn_mail_for_a_game_that_is_over(
+    people, game, smtp, django_capture_on_commit_callbacks
+):
+    alice = people["alice"]
+    with_address(alice, "alice@example.org", game_ended=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_end_now(game_id=game.pk)
+    your_turn(game, alice, django_capture_on_commit_callbacks)
+    assert smtp.messages == []
