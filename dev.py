@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Set up and run Rat um Rad online with nothing but Python 3.11 and pip.
 
-    python3 dev.py run                  # serve the site on http://127.0.0.1:8000/
+    python3 dev.py run                  # serve the site on http://127.0.0.1:8000/ (and its
+                                        # background tasks' worker)
     python3 dev.py cluster [--processes N]  # N server processes on port 8000 (needs REDIS_URL)
     python3 dev.py test                 # ruff, the test suite, then the browser tests
     python3 dev.py test [pytest args]   # ruff, then one pytest call with these arguments
@@ -12,6 +13,7 @@ since the last install (its hash is kept in a stamp file inside .venv). The brow
 """
 
 import hashlib
+import signal
 import subprocess
 import sys
 import venv
@@ -42,11 +44,37 @@ def setup() -> None:
         STAMP.write_text(digest + "\n")
 
 
+def start_worker() -> subprocess.Popen:
+    """The background tasks' worker (it sends the mails), beside the site."""
+    command = [PYTHON, "manage.py", "db_worker", "--no-reload", "--queue-name", "*"]
+    return subprocess.Popen([str(a) for a in command], cwd=ROOT)
+
+
+def stop_worker(worker: subprocess.Popen) -> None:
+    """A task being run is finished first (the worker stops after it), for at most 10 s."""
+    if worker.poll() is None:
+        worker.terminate()
+    try:
+        worker.wait(10)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait()
+
+
+def interrupted(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def run() -> int:
     if call(PYTHON, "manage.py", "migrate", "--no-input") != 0:
         return 1
-    # With daphne in INSTALLED_APPS, runserver serves the ASGI app (HTTP and websockets).
-    return call(PYTHON, "manage.py", "runserver", "127.0.0.1:8000")
+    signal.signal(signal.SIGTERM, interrupted)  # a plain kill stops the worker too
+    worker = start_worker()
+    try:
+        # With daphne in INSTALLED_APPS, runserver serves the ASGI app (HTTP and websockets).
+        return call(PYTHON, "manage.py", "runserver", "127.0.0.1:8000")
+    finally:
+        stop_worker(worker)
 
 
 def cluster(args: list[str]) -> int:

@@ -5,9 +5,11 @@ it (``daphne --fd``); the kernel hands each new connection to one of them. They 
 database and the Redis channel layer, so the players of one game may sit on different
 processes and still see every move (the broadcast goes through Redis), and any process may
 drive the computer players (a move is applied once: ``expect_seq``). A process that dies is
-started again. Production setups put a reverse proxy in front instead (docs/deploy.md).
+started again. Beside them runs the background tasks' worker (``manage.py db_worker``: it
+sends the mails), also started again when it dies, and stopped with the servers. Production
+setups put a reverse proxy in front instead (docs/deploy.md).
 
-    python -m ratumrad_site.cluster [--processes 2] [--host 127.0.0.1] [--port 8000]
+    python -m ratumrad_site.cluster [--processes 2] [--workers 1] [--host 127.0.0.1] [--port 8000]
 """
 
 from __future__ import annotations
@@ -55,6 +57,18 @@ def start(sock: socket.socket, env: dict[str, str] | None = None, log=None) -> s
     )
 
 
+def start_worker(env: dict[str, str] | None = None, log=None) -> subprocess.Popen:
+    """One background tasks' worker: it runs every queued task (the mails)."""
+    command = [sys.executable, "manage.py", "db_worker", "--no-reload", "--queue-name", "*"]
+    return subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=log,
+        stderr=subprocess.STDOUT if log is not None else None,
+    )
+
+
 def stop(processes: list[subprocess.Popen], timeout: float = 10) -> None:
     for process in processes:
         if process.poll() is None:
@@ -68,12 +82,16 @@ def stop(processes: list[subprocess.Popen], timeout: float = 10) -> None:
             process.wait()
 
 
-def supervise(sock: socket.socket, count: int) -> None:
-    """Run ``count`` processes until interrupted, starting again any that dies."""
+def supervise(sock: socket.socket, count: int, workers: int = 1) -> None:
+    """Run ``count`` server processes and ``workers`` task workers until interrupted,
+    starting again any that dies."""
     processes = [start(sock) for _ in range(count)]
+    starters = [lambda: start(sock)] * count + [start_worker] * workers
+    processes += [start_worker() for _ in range(workers)]
     print(
         f"{count} server processes on http://{sock.getsockname()[0]}:{sock.getsockname()[1]}/"
-        f" (pids {', '.join(str(p.pid) for p in processes)})",
+        f" (pids {', '.join(str(p.pid) for p in processes[:count])}),"
+        f" {workers} task worker(s) (pids {', '.join(str(p.pid) for p in processes[count:])})",
         flush=True,
     )
     stopping = False
@@ -90,7 +108,7 @@ def supervise(sock: socket.socket, count: int) -> None:
                 if process.poll() is not None and not stopping:
                     print(f"process {process.pid} ended ({process.returncode}); restarting")
                     time.sleep(RESTART_PAUSE)
-                    processes[index] = start(sock)
+                    processes[index] = starters[index]()
             time.sleep(0.5)
     finally:
         stop(processes)
@@ -99,17 +117,20 @@ def supervise(sock: socket.socket, count: int) -> None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=1, help="background task workers")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     args = parser.parse_args(argv)
     if args.processes < 1:
         parser.error("--processes must be at least 1")
+    if args.workers < 0:
+        parser.error("--workers must be 0 or more")
     if args.processes > 1 and not os.environ.get("REDIS_URL", "").strip():
         parser.error(
             "several processes share their channel layer only through Redis: set REDIS_URL"
             " (and DATABASE_URL for PostgreSQL)"
         )
-    supervise(listen(args.host, args.port), args.processes)
+    supervise(listen(args.host, args.port), args.processes, args.workers)
     return 0
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+import dj_email_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
@@ -168,9 +169,12 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_tasks",
+    "django_tasks_db",
     "games",
     "lobby",
     "rankings",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -263,6 +267,58 @@ PARALLEL_MOVES = env_bool("PARALLEL_MOVES", True)
 # With parallel moves, a move's two statements go from the event loop itself, through a
 # small pool of async connections per process (games.moves.on_loop); off: from a worker thread.
 MOVES_ON_EVENT_LOOP = env_bool("MOVES_ON_EVENT_LOOP", True)
+
+
+def email_config(url: str) -> dict[str, Any]:
+    """Django's EMAIL_* settings from one URL (dj-email-url): ``console://`` (the default),
+    ``smtp://host:25``, ``submission://user:password@host`` (STARTTLS on 587),
+    ``smtp://user:password@host:465/?ssl=True`` (TLS from the start)."""
+    try:
+        config = dj_email_url.parse(url)
+    except (ValueError, KeyError) as error:
+        raise ImproperlyConfigured(f"EMAIL_URL is not understood: {error}") from None
+    if "EMAIL_BACKEND" not in config:
+        raise ImproperlyConfigured(
+            f"EMAIL_URL: unknown scheme {url.split(':', 1)[0]!r} (smtp, submission, smtps,"
+            " console, file, memory, dummy)"
+        )
+    # A dead mail server must not hold a worker forever.
+    config["EMAIL_TIMEOUT"] = config.get("EMAIL_TIMEOUT") or 20
+    return {name: value for name, value in config.items() if value is not None}
+
+
+# Mail (notifications/): how it leaves, and who sends it. Mails go out from background tasks.
+_email = email_config(env_secret("EMAIL_URL") or "console://")
+EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+EMAIL_HOST = _email.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = _email.get("EMAIL_PORT", 25)
+EMAIL_HOST_USER = _email.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = _email.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = _email.get("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = _email.get("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = _email["EMAIL_TIMEOUT"]
+if _email.get("EMAIL_FILE_PATH"):
+    EMAIL_FILE_PATH = _email["EMAIL_FILE_PATH"]
+DEFAULT_FROM_EMAIL = env_str(
+    "DEFAULT_FROM_EMAIL", _email.get("DEFAULT_FROM_EMAIL", "Rat um Rad <noreply@localhost>")
+)
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# The site's address as people reach it: links in mails are absolute (no trailing slash).
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+if not SITE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(f"SITE_URL must start with http:// or https://, got {SITE_URL!r}")
+
+# Background tasks (Django's Tasks framework, the django-tasks backport): in the database,
+# run by `manage.py db_worker` beside the site (dev.py run, dev.py cluster; docs/deploy.md).
+# A queued task survives a restart. TASKS_IMMEDIATE runs each task at once, in the
+# enqueuing process (no worker needed; the tests' choice).
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks.backends.immediate.ImmediateBackend"
+        if env_bool("TASKS_IMMEDIATE", False)
+        else "django_tasks_db.DatabaseBackend",
+    }
+}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

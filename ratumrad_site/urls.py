@@ -77,6 +77,7 @@ urlpatterns = [
     path("", include("lobby.urls")),
     path("games/", include("games.page_urls")),
     path("", include("rankings.urls")),
+    path("", include("notifications.urls")),
     *kind_urls(),
     path("rules/", game_views.rules_index, name="rules"),
     path("rules/<slug:kind>/", game_views.rules_page, name="rules-kind"),

@@ -132,3 +132,28 @@ settings.GAMES_WAITING_PER_USER = 1000
 settings.SOCKETS_PER_USER = 1000
 settings.SOCKETS_PER_ADDRESS = 1000
 settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["game"] = "100000/min"
+
+# Background tasks run at once, in the process that enqueues them (after the commit that
+# enqueued them). tests/test_mail_worker.py runs the real database queue and its worker.
+settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+
+
+@pytest.fixture
+def smtp(settings):
+    """A real SMTP server (aiosmtpd) on a free local port, and Django's SMTP backend pointed at
+    it. ``smtp.messages`` holds every mail received, parsed; ``smtp.to(address)`` those for
+    one address."""
+    from tests.smtp_server import SMTPServer
+
+    server = SMTPServer()
+    server.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.EMAIL_PORT = server.port
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+    settings.SITE_URL = "https://ratumrad.example"
+    try:
+        yield server
+    finally:
+        server.stop()
