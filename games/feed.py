@@ -45,12 +45,20 @@ def _aborted(event: dict, name: _Names) -> str:
 
 
 def _autopilot_on(event: dict, name: _Names) -> str:
+    if event.get("one_turn"):
+        return gettext("%(name)s ran out of time: the computer plays this turn for them.") % {
+            "name": name(event["player"])
+        }
     return gettext("%(name)s ran out of time: the computer plays for them until they are back.") % {
         "name": name(event["player"])
     }
 
 
 def _autopilot_off(event: dict, name: _Names) -> str:
+    if event.get("reason") == "turn_played":
+        return gettext("The computer played %(name)s's turn; the next one is theirs again.") % {
+            "name": name(event["player"])
+        }
     return gettext("%(name)s is back and plays again.") % {"name": name(event["player"])}
 
 

@@ -28,6 +28,10 @@ class Game(models.Model):
     PLAYING = (Status.PREPARATION, Status.RUNNING, Status.FINAL_ROUND)
     OVER = (Status.FINISHED, Status.ABORTED)
 
+    class Pace(models.TextChoices):
+        LIVE = "live", _("live")
+        TURN_BASED = "turn_based", _("turn-based")
+
     name = models.CharField(_("name"), max_length=64)
     # What is played: a key of ``games.registry.KINDS`` and that kind's options (checked by
     # its engine's ``check_options`` when the game is created).
@@ -57,6 +61,12 @@ class Game(models.Model):
     # plays their seat (``games.turns``); null: no limit.
     turn_seconds = models.PositiveIntegerField(_("seconds per turn"), null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Live: a turn lasts seconds. Turn-based: hours or days, and when one runs out the
+    # computer plays that one turn for the person (``games.turns``).
+    pace = models.CharField(_("pace"), max_length=16, choices=Pace.choices, default=Pace.LIVE)
+    # Whether a computer-played seat must act now: the sweeper restarts the bots of such a
+    # game only (``games.sweeper``), not of the many waiting for a person.
+    computer_to_move = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -65,6 +75,11 @@ class Game(models.Model):
         indexes = [
             models.Index(fields=["status"], name="game_status"),
             models.Index(fields=["kind"], name="game_kind"),
+            models.Index(
+                fields=["updated"],
+                name="game_computer_to_move",
+                condition=models.Q(computer_to_move=True),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -73,6 +88,10 @@ class Game(models.Model):
     @property
     def is_playing(self) -> bool:
         return self.status in self.PLAYING
+
+    @property
+    def turn_based(self) -> bool:
+        return self.pace == self.Pace.TURN_BASED
 
 
 # The rows of a game are found through their game: each table's unique constraint or index
@@ -95,6 +114,9 @@ class Seat(models.Model):
     # The computer plays this person's seat: they ran out of time (until they take the
     # seat back) or left the game for good (``left``).
     autopilot = models.BooleanField(default=False)
+    # Turns in a row whose time ran out (a turn-based game: after ``turns.KEEPS_SEAT_AFTER``
+    # the computer keeps the seat until its person takes it back); 0 once they move.
+    timeouts_in_row = models.PositiveSmallIntegerField(default=0)
     left = models.BooleanField(default=False)
     # Filled when the game starts and after every move (a projection of Game.state).
     turn_order = models.PositiveSmallIntegerField(null=True, blank=True)

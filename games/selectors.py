@@ -28,6 +28,8 @@ def game_summary(game: Game, seat_count: int | None = None) -> dict:
         "status": game.status,
         "players": seat_count,
         "max_players": game.max_players,
+        "pace": game.pace,
+        "turn_seconds": game.turn_seconds,
         "created": game.created.isoformat(),
         "finished": game.finished.isoformat() if game.finished else None,
     }
@@ -155,6 +157,7 @@ def timer_fields(game: Game) -> dict:
     return {
         "private": game.private,
         "turn_seconds": game.turn_seconds,
+        "pace": game.pace,
         "turn_deadline": deadline.isoformat() if deadline and game.is_playing else None,
     }
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from games import registry
+from games import registry, turns
 from games.models import Game
 from games.ratumrad import engine as ratumrad_engine
 from games.ratumrad.board import CARD_COLORS, GREY
@@ -127,12 +127,20 @@ class GameCreateSerializer(serializers.Serializer):
 
     turn_seconds = serializers.IntegerField(
         min_value=0,
-        max_value=3600,
+        max_value=max(turns.TURN_BASED_SECONDS),
         allow_null=True,
         required=False,
-        help_text="a person's seconds per turn (10 to 3600) before the computer plays their"
-        " seat; 0 or null: no limit. By default the site's limit for a public game"
-        " (TURN_SECONDS_PUBLIC) and none for a private one",
+        help_text="a person's seconds per turn before the computer plays for them. Live: 10 to"
+        " 3600, 0 or null for no limit; by default the site's limit for a public game"
+        " (TURN_SECONDS_PUBLIC) and none for a private one. Turn-based: 43200, 86400 (the"
+        " default) or 259200",
+    )
+    pace = serializers.ChoiceField(
+        choices=Game.Pace.choices,
+        default=Game.Pace.LIVE,
+        help_text="`live` (a turn lasts seconds) or `turn_based` (hours or days; the game goes"
+        " on with nobody connected, and when a turn runs out the computer plays that one turn;"
+        " after 3 in a row it keeps the seat until its person takes it back)",
     )
 
 
@@ -147,6 +155,12 @@ class GameSummarySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Game.Status.choices)
     players = serializers.IntegerField(help_text="seats taken")
     max_players = serializers.IntegerField()
+    pace = serializers.ChoiceField(
+        choices=Game.Pace.choices, help_text="`live` or `turn_based` (hours or days a turn)"
+    )
+    turn_seconds = serializers.IntegerField(
+        allow_null=True, help_text="a person's seconds per turn; null: no limit"
+    )
     created = serializers.DateTimeField()
     finished = serializers.DateTimeField(
         allow_null=True, help_text="when it ended (finished or called off); null before"
@@ -288,6 +302,9 @@ class GameViewSerializer(serializers.Serializer):
     private = serializers.BooleanField(help_text="not listed in the lobby")
     turn_seconds = serializers.IntegerField(
         allow_null=True, help_text="a person's seconds per turn; null: no limit"
+    )
+    pace = serializers.ChoiceField(
+        choices=Game.Pace.choices, help_text="`live` or `turn_based` (hours or days a turn)"
     )
     turn_deadline = serializers.DateTimeField(
         allow_null=True,

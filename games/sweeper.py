@@ -25,7 +25,6 @@ from datetime import datetime
 
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db.models import Q
 from django.utils import timezone
 
 from games import bots, serverloop
@@ -81,10 +80,12 @@ def sweep(now: datetime | None = None) -> int:
             expired += turn_expire(game_id=game_id, now=now)
         except Exception:
             logger.exception("game %s: the turn timer failed", game_id)
-    stalled = playing.filter(
-        Q(seats__is_bot=True) | Q(seats__autopilot=True), updated__lte=now - settings.BOT_STALL
-    )
-    for game_id in list(stalled.values_list("pk", flat=True).distinct()[:BATCH]):
+    # Only games whose computer player is to move (an index of its own): not the many that
+    # wait hours for a person of a turn-based game.
+    stalled = Game.objects.filter(computer_to_move=True, updated__lte=now - settings.BOT_STALL)
+    for game_id in list(
+        stalled.filter(status__in=Game.PLAYING).values_list("pk", flat=True)[:BATCH]
+    ):
         bots.kick(game_id)  # returns at once when no computer player may move
     return expired
 

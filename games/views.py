@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
-from games import errors, kinds, queries, registry, selectors
+from games import errors, kinds, queries, registry, selectors, turns
 from games.colors import color_letters, color_names
 from games.models import Game
 from rankings import selectors as rankings
@@ -155,6 +155,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "table_script": kind.glue.TABLE_SCRIPT,
         "achievements": rankings.achievements_of(request.user.pk, game.kind),
         "day_name": selectors.day_name(game.kind, game.options),
+        "pace_words": turns.pace_words().get(game.turn_seconds) if game.turn_based else None,
         **kind.glue.page_context(game),
     }
     return render(request, "games/game.html", context)

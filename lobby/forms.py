@@ -10,18 +10,31 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games import errors, registry
+from games import errors, registry, turns
+from games.models import Game
 from games.services import lifecycle
 from lobby.models import NAME_MAX_LENGTH, Guest, clean_name, name_is_free
 
 SEAT_CHOICES = [(n, str(n)) for n in range(2, 9)]  # each kind takes its own range of these
 BOT_CHOICES = [(n, str(n)) for n in range(8)]
-TURN_CHOICES = [
+LIVE_TURN_CHOICES = [
     (0, _("no limit")),
     (30, _("30 seconds")),
     (60, _("1 minute")),
     (120, _("2 minutes")),
     (300, _("5 minutes")),
+]
+# A turn-based game (Game.Pace) is chosen by its time a move: hours or days.
+TURN_BASED_CHOICES = list(
+    zip(
+        turns.TURN_BASED_SECONDS,
+        (_("12 hours a move"), _("24 hours a move"), _("3 days a move")),
+        strict=True,
+    )
+)
+TURN_CHOICES = [
+    (_("Live: everyone at the table now"), LIVE_TURN_CHOICES),
+    (_("Turn-based: each moves when they have a minute"), TURN_BASED_CHOICES),
 ]
 
 
@@ -161,7 +174,10 @@ class NewGameForm(forms.Form):
         coerce=int,
         initial=60,
         required=False,
-        help_text=_("When a player's time is up, the computer plays their turn."),
+        help_text=_(
+            "When a player's time is up, the computer plays their turn. A turn-based game"
+            " goes on while nobody is connected."
+        ),
     )
     private = forms.BooleanField(
         label=_("Private: only people with the link can find the game"), required=False
@@ -228,6 +244,8 @@ class NewGameForm(forms.Form):
             for option in kind.options
         }
         table = {} if kind.solo else {name: data[name] for name in self.TABLE_FIELDS}
+        if table.get("turn_seconds") in dict(TURN_BASED_CHOICES):
+            table["pace"] = Game.Pace.TURN_BASED
         if table.get("bots") is None:
             table.pop("bots", None)
         try:

@@ -15,7 +15,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import errors, registry, selectors
+from games import errors, registry, selectors, turns
 from games.models import Game, Seat
 from games.services.lifecycle import game_join
 from lobby.api import GuestThrottle, RegisterThrottle, login_allowed
@@ -152,6 +152,7 @@ def lobby_strings() -> dict:
         "open": gettext("Open"),
         "you": gettext("you"),
         "seats": gettext("%(players)s of %(max)s seats"),
+        "turn_based": {str(seconds): words for seconds, words in turns.pace_words().items()},
         "no_games": gettext("No games here right now."),
         "no_players": gettext("Nobody is connected."),
         "no_chat": gettext("No messages yet. Say hello!"),

@@ -125,6 +125,8 @@ def test_the_list_shows_games_newest_first_with_their_seat_counts(alice, bob, an
         "status": "WAITING",
         "players": 2,
         "max_players": 3,
+        "pace": "live",
+        "turn_seconds": 90,
         "created": first["created"],
         "finished": None,
     }

@@ -40,7 +40,7 @@ async def test_the_game_list_shows_the_newest_games_first_with_the_rest_fields(p
     assert games[0] == expected
     assert set(games[0]) == {
         *("id", "name", "kind", "options", "status", "players", "max_players", "created"),
-        "finished",
+        *("finished", "pace", "turn_seconds"),
     }
     assert games[0]["players"] == 2 and games[0]["status"] == "PREPARATION"
     await lobby.close()

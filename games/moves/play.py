@@ -19,13 +19,13 @@ from channels.db import database_sync_to_async
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import selectors
+from games import selectors, turns
 from games.contract import EngineError
 from games.errors import Conflict, ServiceError, Stale
 from games.models import Game, Seat
 from games.moves import sql
 from games.services.base import kind_of, load_state, locked, no_game, seat_of, valid_game_id
-from games.services.record import autopilot_off, record
+from games.services.record import autopilot_off, hand_back, moved_in_time, record
 
 logger = logging.getLogger(__name__)
 
@@ -116,6 +116,10 @@ def do_move(*, checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: b
         raise NeedsLock
     if seat.autopilot and not by_bot:
         events = [*autopilot_off(seat), *events]
+    elif not by_bot:
+        moved_in_time(seat)
+    elif turns.hands_back(game, seat, state):
+        events = [*events, *hand_back(seat)]
     record(game, state, checked.seats, user, move, events)
     return events
 

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import broadcast, registry
+from games import broadcast, registry, turns
 from games.contract import EngineError
 from games.errors import (
     Conflict,
@@ -52,6 +52,7 @@ class NewGame:
     bots: int
     private: bool
     turn_seconds: int | None
+    pace: str = Game.Pace.LIVE
 
 
 def check_game_kind(kind: object, options: object) -> tuple[registry.GameKind, dict]:
@@ -83,9 +84,13 @@ def check_game_create(
     turn_seconds: object = SITE_DEFAULT,
     kind: object = registry.DEFAULT_KIND,
     options: object = None,
+    pace: object = Game.Pace.LIVE,
 ) -> NewGame:
     """The settings of a new game, or ``bad_field`` naming the first wrong one. A solo kind
-    takes one seat, no computer players and no timer, whatever was asked."""
+    takes one seat, no computer players and no timer, whatever was asked.
+
+    ``pace``: live (``turn_seconds`` as given), or turn-based: ``turn_seconds`` one of
+    ``turns.TURN_BASED_SECONDS`` (by default a day)."""
     game_kind, options = check_game_kind(kind, options)
     try:
         options = game_kind.glue.site_options(options)
@@ -96,16 +101,7 @@ def check_game_create(
     name = _game_name(name)
     if game_kind.solo:
         return NewGame(game_kind, options, name, 1, 0, True, None)
-    if turn_seconds == SITE_DEFAULT:
-        turn_seconds = None if private else settings.TURN_SECONDS_PUBLIC
-    low, high = TURN_SECONDS_RANGE
-    if turn_seconds is not None and turn_seconds != 0 and not low <= turn_seconds <= high:
-        raise ServiceError(
-            "a turn lasts {low} to {high} seconds, or 0 for no limit",
-            "bad_field",
-            low=low,
-            high=high,
-        )
+    turn_seconds = _turn_seconds(pace, turn_seconds, private)
     low, high = game_kind.min_players, game_kind.max_players
     if max_players is None:
         max_players = low
@@ -128,7 +124,39 @@ def check_game_create(
         )
     if isinstance(bots, bool) or not isinstance(bots, int) or not 0 <= bots < max_players:
         raise ServiceError("must leave at least one seat for you", "bad_field", prefix="bots")
-    return NewGame(game_kind, options, name, max_players, bots, bool(private), turn_seconds or None)
+    return NewGame(
+        game_kind, options, name, max_players, bots, bool(private), turn_seconds or None, pace
+    )
+
+
+def _turn_seconds(pace: object, turn_seconds: object, private: object) -> int | None:
+    """A new game's seconds a turn (None: no limit), checked for its pace."""
+    if pace not in Game.Pace.values:
+        raise ServiceError(
+            "the pace is one of {paces}", "bad_field", prefix="pace", paces=", ".join(Game.Pace)
+        )
+    if pace == Game.Pace.TURN_BASED:
+        if turn_seconds == SITE_DEFAULT:
+            return turns.TURN_BASED_DEFAULT
+        if isinstance(turn_seconds, bool) or turn_seconds not in turns.TURN_BASED_SECONDS:
+            raise ServiceError(
+                "a turn-based game gives {choices} seconds a turn",
+                "bad_field",
+                prefix="turn_seconds",
+                choices=", ".join(map(str, turns.TURN_BASED_SECONDS)),
+            )
+        return turn_seconds
+    if turn_seconds == SITE_DEFAULT:
+        return None if private else settings.TURN_SECONDS_PUBLIC
+    low, high = TURN_SECONDS_RANGE
+    if turn_seconds is not None and turn_seconds != 0 and not low <= turn_seconds <= high:
+        raise ServiceError(
+            "a turn lasts {low} to {high} seconds, or 0 for no limit",
+            "bad_field",
+            low=low,
+            high=high,
+        )
+    return turn_seconds or None
 
 
 def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
@@ -142,6 +170,7 @@ def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
         seed=new.kind.glue.new_seed(new.options),
         private=new.private,
         turn_seconds=new.turn_seconds,
+        pace=new.pace,
     )
     Seat.objects.create(game=game, user=user)
     for bot_user in bot_users(new.bots, exclude={user.pk}):
@@ -163,6 +192,7 @@ def game_create(
     turn_seconds: int | str | None = SITE_DEFAULT,
     kind: str = registry.DEFAULT_KIND,
     options: dict | None = None,
+    pace: str = Game.Pace.LIVE,
 ) -> Game:
     """A new game of ``kind`` with ``user`` in its first seat and ``bots`` computer players.
 
@@ -178,6 +208,7 @@ def game_create(
         turn_seconds=turn_seconds,
         kind=kind,
         options=options,
+        pace=pace,
     )
     with transaction.atomic(durable=True):
         check_game_limits(user=user, new=new)
@@ -383,6 +414,7 @@ def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
         seed=game_kind.glue.new_seed(game.options),
         private=game.private,
         turn_seconds=game.turn_seconds,
+        pace=game.pace,
     )
     gone = [seat for seat in seats if seat.left and not seat.is_bot]
     stand_ins = iter(bot_users(len(gone), exclude={seat.user_id for seat in seats}))

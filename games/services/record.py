@@ -32,6 +32,7 @@ def record(
     game.turn_deadline = turns.deadline(
         game, turns.stored_turn_key(game, game.state), state, seats, timezone.now()
     )
+    game.computer_to_move = turns.computer_to_move(game, state, seats)
     _timer_follows(game, deadline_before)
     game.status = engine.phase(state)
     finished = engine.is_over(state)
@@ -64,7 +65,8 @@ def record_seats(
     before = turns.stored_turn_key(game, game.state)  # the turn goes on: its deadline may stay
     deadline_before = game.turn_deadline
     game.turn_deadline = turns.deadline(game, before, state, seats, timezone.now())
-    game.save(update_fields=["turn_deadline", "updated"])
+    game.computer_to_move = turns.computer_to_move(game, state, seats)
+    game.save(update_fields=["turn_deadline", "computer_to_move", "updated"])
     _timer_follows(game, deadline_before)
     Event.objects.bulk_create(
         Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
@@ -97,13 +99,30 @@ def _store(game: Game, state, seats: list[Seat], events: list[dict]) -> None:
         game,
         [
             *("state", "seq", "status", "started", "finished", "end_reason"),
-            *("turn_deadline", "updated"),
+            *("turn_deadline", "computer_to_move", "updated"),
         ],
     )
     kind_of(game).glue.project(game, state, seats, events, before)
 
 
 def autopilot_off(seat: Seat) -> list[dict]:
+    """The person plays their seat again (they moved, or took it back)."""
+    seat.autopilot = False
+    seat.timeouts_in_row = 0
+    sql.update(seat, ["autopilot", "timeouts_in_row"])
+    return [{"kind": "autopilot_off", "player": seat.user_id}]
+
+
+def hand_back(seat: Seat) -> list[dict]:
+    """The computer played the one turn of a turn-based game's person: the seat is theirs
+    again for their next turn (its missed turns stay counted until they move)."""
     seat.autopilot = False
     sql.update(seat, ["autopilot"])
-    return [{"kind": "autopilot_off", "player": seat.user_id}]
+    return [{"kind": "autopilot_off", "player": seat.user_id, "reason": "turn_played"}]
+
+
+def moved_in_time(seat: Seat) -> None:
+    """The person moved: no turn of theirs was missed in a row any more."""
+    if seat.timeouts_in_row:
+        seat.timeouts_in_row = 0
+        sql.update(seat, ["timeouts_in_row"])

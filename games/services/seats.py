@@ -39,8 +39,13 @@ def do_turn_expire(*, game: Game) -> None:
     events = []
     for seat in turns.late_seats(game, state, seats):
         seat.autopilot = True
-        seat.save(update_fields=["autopilot"])
-        events.append({"kind": "autopilot_on", "player": seat.user_id, "reason": "timeout"})
+        seat.timeouts_in_row += 1
+        seat.save(update_fields=["autopilot", "timeouts_in_row"])
+        event = {"kind": "autopilot_on", "player": seat.user_id, "reason": "timeout"}
+        if game.turn_based:
+            # One turn only, unless the person missed too many in a row (games.turns).
+            event["one_turn"] = not turns.keeps_seat(game, seat)
+        events.append(event)
     record_seats(game, state, seats, events, timed_out=True)
 
 

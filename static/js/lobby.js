@@ -114,6 +114,10 @@ function gameItem(game, group) {
     const word = (badges[name] ?? {})[String(value).toLowerCase()];
     if (word) meta.append(element("span", { className: "badge badge-variant", text: word }), " ");
   }
+  if (game.pace === "turn_based") {
+    const words = strings.turn_based[String(game.turn_seconds)];
+    if (words) meta.append(element("span", { className: "badge badge-pace", text: words }), " ");
+  }
   if (group !== "waiting") {
     meta.append(
       element("span", {
