@@ -14,3 +14,12 @@ bots_may_move = Signal()
 # Sent after the commit of a change that gave a game a new turn deadline. Keyword arguments:
 # ``game_id`` and ``deadline``. The sweeper (``games.sweeper``) expires the turn at that moment.
 turn_deadline_set = Signal()
+
+# Sent after the commit of a change of a turn-based game that began a turn (a new deadline).
+# Keyword arguments: ``game_id``, ``user_ids`` (the people who must act now) and ``seq``.
+# The mail app tells them (``notifications``).
+turn_began = Signal()
+
+# Sent after the commit of a person's own move in a turn-based game. Keyword arguments:
+# ``game_id`` and ``user_id``.
+person_moved = Signal()

@@ -8,7 +8,13 @@ class NotificationsConfig(AppConfig):
 
     def ready(self) -> None:
         from games.models import Game
-        from games.signals import game_finished
-        from notifications.notify import game_ended
+        from games.signals import game_finished, person_moved, turn_began
+        from notifications import notify
 
-        game_finished.connect(game_ended, sender=Game, dispatch_uid="notifications.game_ended")
+        game_finished.connect(
+            notify.game_ended, sender=Game, dispatch_uid="notifications.game_ended"
+        )
+        turn_began.connect(notify.turn_began, sender=Game, dispatch_uid="notifications.turn_began")
+        person_moved.connect(
+            notify.person_moved, sender=Game, dispatch_uid="notifications.person_moved"
+        )

@@ -7,6 +7,8 @@ caused it.
     notify.your_turn(game_id, user_id)   it became this person's turn (turn-based games)
     notify.moved(game_id, user_id)       they moved: the next your-turn mail may go out
     game_ended                           receiver of games.signals.game_finished
+    turn_began, person_moved             receivers of the games' signals of the same names,
+                                         which call the two above (turn-based games only)
 """
 
 from __future__ import annotations
@@ -96,3 +98,15 @@ def game_ended(sender, *, game: Game, results=None, seats=None, **kwargs) -> Non
             logger.exception("could not enqueue the game-ended mails of game %s", game_id)
 
     transaction.on_commit(enqueue, robust=True)
+
+
+def turn_began(sender, *, game_id: int, user_ids: list[int], seq: int, **kwargs) -> None:
+    """``games.signals.turn_began`` (after the commit, turn-based games): each person who
+    must act now may be mailed."""
+    for user_id in user_ids:
+        your_turn(game_id, user_id, seq=seq)
+
+
+def person_moved(sender, *, game_id: int, user_id: int, **kwargs) -> None:
+    """``games.signals.person_moved`` (after the commit, turn-based games)."""
+    moved(game_id, user_id)

@@ -251,3 +251,39 @@ def test_the_view_and_the_seats_show_a_stand_in_for_one_turn_as_gone_again(peopl
     assert view["pace"] == "turn_based"
     assert next(row for row in view["players"] if row["id"] == late.pk)["autopilot"] is False
     assert Seat.objects.get(game_id=game_id, user=late).timeouts_in_row == 1
+
+
+# ---------------------------------------------------------------------------- your-turn mails
+
+
+def test_each_turn_of_a_turn_based_game_mails_the_person_whose_turn_it_became(people, smtp):
+    from tests.mail_helpers import links, path_of, with_address
+
+    alice, bob = people[:2]
+    with_address(alice, "alice@example.org")
+    with_address(bob, "bob@example.org", "de")
+    game_id = turn_based(people)
+    # The deal: both choose their short cards now.
+    assert len(smtp.to("alice@example.org")) == len(smtp.to("bob@example.org")) == 1
+    prepare(game_id, alice, bob)
+    current = alice if whose_turn(game_id) == alice.pk else bob
+    other = bob if current == alice else alice
+    address = {alice.pk: "alice@example.org", bob.pk: "bob@example.org"}
+    assert len(smtp.to(address[current.pk])) == 2  # they moved, and it is their turn again
+    assert len(smtp.to(address[other.pk])) == 1
+    draw_twice(game_id, current)
+    assert len(smtp.to(address[other.pk])) == 2
+    mail = smtp.to(address[other.pk])[-1]
+    assert f"/games/{game_id}/" in {path_of(link) for link in links(mail.body)}
+
+
+def test_a_live_game_sends_no_your_turn_mail(people, smtp):
+    from tests.mail_helpers import with_address
+
+    alice, bob = people[:2]
+    with_address(alice, "alice@example.org")
+    game = game_create(user=alice, name="Jetzt", max_players=2, turn_seconds=30)
+    game_join(game_id=game.pk, user=bob)
+    game_start(game_id=game.pk, user=alice)
+    prepare(game.pk, alice, bob)
+    assert smtp.to("alice@example.org") == []

@@ -114,10 +114,10 @@ def do_move(*, checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: b
     if not checked.locked and kind_of(game).engine.is_over(state):
         # The end is scored (ratings, achievements) with the ORM, under the lock.
         raise NeedsLock
+    if not by_bot:
+        moved_in_time(game, seat)
     if seat.autopilot and not by_bot:
         events = [*autopilot_off(seat), *events]
-    elif not by_bot:
-        moved_in_time(seat)
     elif turns.hands_back(game, seat, state):
         events = [*events, *hand_back(seat)]
     record(game, state, checked.seats, user, move, events)

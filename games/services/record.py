@@ -14,7 +14,13 @@ from games.services.base import (
     kind_of,
     lobby_changed,
 )
-from games.signals import bots_may_move, game_finished, turn_deadline_set
+from games.signals import (
+    bots_may_move,
+    game_finished,
+    person_moved,
+    turn_began,
+    turn_deadline_set,
+)
 
 
 def record(
@@ -33,7 +39,7 @@ def record(
         game, turns.stored_turn_key(game, game.state), state, seats, timezone.now()
     )
     game.computer_to_move = turns.computer_to_move(game, state, seats)
-    _timer_follows(game, deadline_before)
+    _timer_follows(game, deadline_before, state, seats)
     game.status = engine.phase(state)
     finished = engine.is_over(state)
     if finished:
@@ -67,7 +73,7 @@ def record_seats(
     game.turn_deadline = turns.deadline(game, before, state, seats, timezone.now())
     game.computer_to_move = turns.computer_to_move(game, state, seats)
     game.save(update_fields=["turn_deadline", "computer_to_move", "updated"])
-    _timer_follows(game, deadline_before)
+    _timer_follows(game, deadline_before, state, seats)
     Event.objects.bulk_create(
         Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
     )
@@ -80,13 +86,20 @@ def record_seats(
         )
 
 
-def _timer_follows(game: Game, before) -> None:
+def _timer_follows(game: Game, before, state, seats: list[Seat]) -> None:
     """A new deadline: once committed, this process expires the turn at that very moment
-    (``games.sweeper``), not at its next sweep."""
+    (``games.sweeper``), not at its next sweep; a turn-based game's people who must act now
+    are told (``signals.turn_began``)."""
     deadline = game.turn_deadline
-    if deadline is not None and deadline != before:
+    if deadline is None or deadline == before:
+        return
+    after_commit(lambda: turn_deadline_set.send(sender=Game, game_id=game.pk, deadline=deadline))
+    if game.turn_based:
+        user_ids = [seat.user_id for seat in turns.late_seats(game, state, seats)]
+        seq = state.seq
         after_commit(
-            lambda: turn_deadline_set.send(sender=Game, game_id=game.pk, deadline=deadline)
+            lambda: turn_began.send(sender=Game, game_id=game.pk, user_ids=user_ids, seq=seq),
+            blocking=True,
         )
 
 
@@ -121,8 +134,15 @@ def hand_back(seat: Seat) -> list[dict]:
     return [{"kind": "autopilot_off", "player": seat.user_id, "reason": "turn_played"}]
 
 
-def moved_in_time(seat: Seat) -> None:
-    """The person moved: no turn of theirs was missed in a row any more."""
+def moved_in_time(game: Game, seat: Seat) -> None:
+    """The person moved: no turn of theirs was missed in a row any more (and a turn-based
+    game's next your-turn mail may go out: ``signals.person_moved``)."""
+    if game.turn_based:
+        game_id, user_id = game.pk, seat.user_id
+        after_commit(
+            lambda: person_moved.send(sender=Game, game_id=game_id, user_id=user_id),
+            blocking=True,
+        )
     if seat.timeouts_in_row:
         seat.timeouts_in_row = 0
         sql.update(seat, ["timeouts_in_row"])
