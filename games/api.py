@@ -26,6 +26,7 @@ from games.serializers import (
     GameViewSerializer,
     HintSerializer,
     KindSerializer,
+    MyGameSerializer,
     RematchAnswerSerializer,
     RematchSerializer,
 )
@@ -230,6 +231,24 @@ class GameLeaveView(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         game = game_leave(game_id=game_id, user=request.user)
         return Response(selectors.game_summary(game))
+
+
+class MyGamesView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="games_mine",
+        tags=["games"],
+        summary="The caller's games, those waiting for their move first",
+        description=(
+            "Every game the caller sits in: first those being played whose move is the"
+            " caller's now (`your_move`; the nearest `turn_deadline` first), then the others"
+            " being played, then those waiting for players, then the 20 that ended last."
+        ),
+        responses={200: MyGameSerializer(many=True), 401: NOT_AUTHENTICATED},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(queries.my_games(request.user.pk))
 
 
 class GameDetailView(APIView):

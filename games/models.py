@@ -118,6 +118,9 @@ class Seat(models.Model):
     # the computer keeps the seat until its person takes it back); 0 once they move.
     timeouts_in_row = models.PositiveSmallIntegerField(default=0)
     left = models.BooleanField(default=False)
+    # The engine's ``to_move`` names this seat now (a projection of Game.state, written with
+    # every move that changes it): a person's games waiting for them are found by it.
+    to_move = models.BooleanField(default=False)
     # Filled when the game starts and after every move (a projection of Game.state).
     turn_order = models.PositiveSmallIntegerField(null=True, blank=True)
     color = models.CharField(max_length=16, blank=True)
@@ -135,6 +138,9 @@ class Seat(models.Model):
         ordering = ["game", "turn_order", "joined", "id"]
         constraints = [
             models.UniqueConstraint(fields=["game", "user"], name="one_seat_per_player"),
+        ]
+        indexes = [
+            models.Index(fields=["user"], name="seat_to_move", condition=models.Q(to_move=True)),
         ]
 
     def __str__(self) -> str:

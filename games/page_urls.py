@@ -6,4 +6,5 @@ from games import views
 
 urlpatterns = [
     path("<int:game_id>/", views.game_page, name="game-page"),
+    path("mine/", views.my_games_page, name="my-games"),
 ]

@@ -87,3 +87,52 @@ def game_hint(game_id: object, user_id: int | None) -> dict:
     view = kind.engine.view(state, user_id)
     move = kind.engine.make_bot(kind.hint_bot, game.seed).choose(view)
     return {"seq": view["seq"], "move": move, **kind.glue.hint_extra(view, move)}
+
+
+FINISHED_SHOWN = 20  # a person's ended games on their "my games" list, the newest
+
+
+def waiting_for(user_id: int) -> QuerySet[Seat]:
+    """The seats of ``user_id`` in games being played whose move is theirs now (not while
+    the computer stands in for them)."""
+    return Seat.objects.filter(
+        user_id=user_id, to_move=True, autopilot=False, left=False, game__status__in=Game.PLAYING
+    )
+
+
+def my_games(user_id: int) -> list[dict]:
+    """Every game ``user_id`` sits in: those waiting for their move first (the nearest
+    deadline first), then the others being played, those waiting for players, and the newest
+    ``FINISHED_SHOWN`` that ended. Each a game summary with ``your_move`` and
+    ``turn_deadline``. Three queries, however many games."""
+    seats = Seat.objects.filter(user_id=user_id).select_related("game")
+    open_seats = list(seats.exclude(game__status__in=Game.OVER))
+    ended = list(
+        seats.filter(game__status__in=Game.OVER).order_by("-game__finished", "-game_id")[
+            :FINISHED_SHOWN
+        ]
+    )
+    counts = dict(
+        Seat.objects.filter(game_id__in=[seat.game_id for seat in open_seats + ended])
+        .values_list("game_id")
+        .annotate(count=Count("id"))
+    )
+
+    def row(seat: Seat) -> dict:
+        game = seat.game
+        your_move = game.is_playing and seat.to_move and not seat.autopilot and not seat.left
+        deadline = game.turn_deadline if game.is_playing else None
+        return {
+            **selectors.game_summary(game, counts.get(game.pk, 0)),
+            "your_move": your_move,
+            "turn_deadline": deadline.isoformat() if deadline else None,
+        }
+
+    def order(seat: Seat) -> tuple:
+        game = seat.game
+        mine = game.is_playing and seat.to_move and not seat.autopilot and not seat.left
+        deadline = game.turn_deadline.timestamp() if mine and game.turn_deadline else float("inf")
+        group = 0 if mine else 1 if game.is_playing else 2
+        return (group, deadline, -game.updated.timestamp())
+
+    return [row(seat) for seat in sorted(open_seats, key=order)] + [row(seat) for seat in ended]

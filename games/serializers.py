@@ -167,6 +167,16 @@ class GameSummarySerializer(serializers.Serializer):
     )
 
 
+class MyGameSerializer(GameSummarySerializer):
+    your_move = serializers.BooleanField(
+        help_text="the game is being played and waits for the caller's move"
+    )
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True,
+        help_text="until when the players who must act now have; null: no limit, or not played",
+    )
+
+
 # ---------------------------------------------------------------------------- a game's view
 
 

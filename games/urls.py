@@ -6,6 +6,7 @@ from games import api
 
 urlpatterns = [
     path("games/", api.GameListView.as_view(), name="game-list"),
+    path("games/mine/", api.MyGamesView.as_view(), name="game-mine"),
     path("games/<int:game_id>/", api.GameDetailView.as_view(), name="game-detail"),
     path("games/<int:game_id>/join/", api.GameJoinView.as_view(), name="game-join"),
     path("games/<int:game_id>/start/", api.GameStartView.as_view(), name="game-start"),

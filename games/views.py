@@ -7,6 +7,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
@@ -131,6 +132,32 @@ def rematch_strings() -> dict:
             "offline": _("The server could not be reached. Please try again."),
         },
     }
+
+
+def my_games_page(request: HttpRequest) -> HttpResponse:
+    """Every game the person sits in, those waiting for their move first."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path(), reverse("home"))
+    games = queries.my_games(request.user.pk)
+    labels = {status.value: status.label for status in Game.Status}
+    pace = turns.pace_words()
+    for game in games:
+        game["kind_label"] = registry.get(game["kind"]).name
+        game["status_label"] = labels[game["status"]]
+        game["day_name"] = selectors.day_name(game["kind"], game["options"])
+        game["deadline"] = parse_datetime(game["turn_deadline"]) if game["turn_deadline"] else None
+        game["pace_words"] = pace.get(game["turn_seconds"]) if game["pace"] != "live" else None
+    groups = [
+        ("your-move", _("Your move"), [game for game in games if game["your_move"]]),
+        (
+            "playing",
+            _("Being played"),
+            [g for g in games if g["status"] in Game.PLAYING and not g["your_move"]],
+        ),
+        ("waiting", _("Waiting for players"), [g for g in games if g["status"] == "WAITING"]),
+        ("ended", _("Ended"), [g for g in games if g["status"] in Game.OVER]),
+    ]
+    return render(request, "games/mine.html", {"groups": groups})
 
 
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:

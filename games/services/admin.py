@@ -55,6 +55,7 @@ def do_game_abort(*, game: Game, before: list[dict] = ()) -> None:
     game.seq += 1
     game.turn_deadline = None
     game.save(update_fields=["status", "finished", "seq", "turn_deadline", "updated"])
+    game.seats.filter(to_move=True).update(to_move=False)
     events = [*before, {"kind": "aborted", "player": None}]
     Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[-1])
     state = load_state(game) if game.state else None

@@ -46,7 +46,10 @@ def record(
         kind_of(game).glue.complete_results(game, state)
         game.finished = timezone.now()
         game.end_reason = state.end_reason or ""
+    turn_passed = _to_move_follows(engine, state, seats)
     with sql.batch():  # one statement on PostgreSQL
+        for seat in turn_passed:
+            sql.update(seat, ["to_move"])
         if move is not None:
             sql.insert([Move(game=game, seq=state.seq, user=user, payload=move)])
         _store(game, state, seats, events)
@@ -84,6 +87,15 @@ def record_seats(
             lambda: bots_may_move.send(sender=Game, game_id=game.pk, at_once=timed_out),
             blocking=True,
         )
+
+
+def _to_move_follows(engine, state, seats: list[Seat]) -> list[Seat]:
+    """``Seat.to_move`` of each seat as ``state`` has it; the seats whose flag changed."""
+    movers = set() if engine.is_over(state) else set(engine.to_move(state))
+    changed = [seat for seat in seats if seat.to_move != (seat.user_id in movers)]
+    for seat in changed:
+        seat.to_move = not seat.to_move
+    return changed
 
 
 def _timer_follows(game: Game, before, state, seats: list[Seat]) -> None:

@@ -1,0 +1,135 @@
+"""My games: every game a person sits in, those waiting for their move first; the nav and the
+page title count them. ``Seat.to_move`` keeps, with every change, who must act now."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils.translation import override
+
+from games import queries
+from games import ratumrad as engine
+from games.models import Game, Seat
+from games.moves import play
+from games.services.admin import game_abort
+from games.services.base import load_state
+from games.services.lifecycle import game_create, game_join, game_start
+from games.services.seats import game_leave
+
+pytestmark = pytest.mark.django_db
+
+
+def dealt(people, name: str = "Rhein", **fields) -> Game:
+    alice, bob = people[:2]
+    game = game_create(user=alice, name=name, max_players=2, **fields)
+    game_join(game_id=game.pk, user=bob)
+    return game_start(game_id=game.pk, user=alice)
+
+
+def flags(game_id: int) -> dict[int, bool]:
+    return dict(Seat.objects.filter(game_id=game_id).values_list("user_id", "to_move"))
+
+
+def assert_flags_follow_the_engine(game_id: int) -> None:
+    state = load_state(Game.objects.get(pk=game_id))
+    movers = set() if engine.is_over(state) else set(engine.to_move(state))
+    assert flags(game_id) == {user_id: user_id in movers for user_id in flags(game_id)}
+
+
+def test_seat_to_move_follows_the_engine_after_every_move(people):
+    game = dealt(people)
+    assert_flags_follow_the_engine(game.pk)
+    assert all(flags(game.pk).values())  # the preparation: everyone chooses
+    for _ in range(12):
+        state = load_state(Game.objects.get(pk=game.pk))
+        mover = engine.to_move(state)[0]
+        move = engine.legal_moves(state, mover)[0]
+        user = next(person for person in people if person.pk == mover)
+        play.move_apply(game_id=game.pk, user=user, move=move)
+        assert_flags_follow_the_engine(game.pk)
+    assert sum(flags(game.pk).values()) == 1  # one player's turn
+
+
+def test_a_game_called_off_waits_for_nobody(people):
+    game = dealt(people)
+    game_abort(game_id=game.pk)
+    assert not any(flags(game.pk).values())
+    assert queries.waiting_for(people[0].pk).count() == 0
+
+
+def test_the_list_puts_the_games_waiting_for_my_move_first(people):
+    alice, bob = people[:2]
+    waiting = game_create(user=alice, name="Noch leer", max_players=3)
+    mine = dealt(people, "Mein Zug")
+    # Alice chooses her short cards in "Schon gewählt": it waits for Bob only.
+    chosen = dealt(people, "Schon gewählt")
+    state = load_state(chosen)
+    play.move_apply(game_id=chosen.pk, user=alice, move=engine.legal_moves(state, alice.pk)[0])
+    ended = dealt(people, "Vorbei")
+    game_abort(game_id=ended.pk)
+    rows = queries.my_games(alice.pk)
+    assert [row["name"] for row in rows] == ["Mein Zug", "Schon gewählt", "Noch leer", "Vorbei"]
+    assert [row["your_move"] for row in rows] == [True, False, False, False]
+    assert rows[0]["turn_deadline"] is not None or mine.turn_seconds is None
+    assert queries.waiting_for(alice.pk).count() == 1
+    assert queries.waiting_for(bob.pk).count() == 2
+    assert waiting.pk in {row["id"] for row in rows}
+
+
+def test_a_seat_the_computer_plays_does_not_wait_for_its_person(people):
+    alice = people[0]
+    game = dealt(people)
+    Seat.objects.filter(game=game, user=alice).update(autopilot=True)
+    assert queries.waiting_for(alice.pk).count() == 0
+    game_leave(game_id=game.pk, user=alice)
+    assert not next(row for row in queries.my_games(alice.pk) if row["id"] == game.pk)["your_move"]
+
+
+def test_the_list_reads_the_same_few_queries_however_many_games(people):
+    dealt(people, "Eins")
+    with CaptureQueriesContext(connection) as one:
+        queries.my_games(people[0].pk)
+    for n in range(6):
+        dealt(people, f"Mehr {n}")
+    with CaptureQueriesContext(connection) as seven:
+        assert len(queries.my_games(people[0].pk)) == 7
+    assert len(one) == len(seven) == 3
+
+
+def test_the_api_lists_my_games_and_refuses_strangers(people, client):
+    dealt(people)
+    assert client.get("/api/games/mine/").status_code in (401, 403)
+    client.force_login(people[0])
+    rows = client.get("/api/games/mine/").json()
+    assert [(row["name"], row["your_move"]) for row in rows] == [("Rhein", True)]
+    assert {"pace", "turn_seconds", "turn_deadline", "status", "players"} <= set(rows[0])
+
+
+def test_the_page_the_nav_and_the_title_count_the_games_waiting_for_me(people, client):
+    dealt(people, "Mein Zug", pace="turn_based")
+    dealt(people, "Auch mein Zug")
+    client.force_login(people[0])
+    with override("en"):
+        page = client.get("/games/mine/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert re.search(r"<title>\(2\) My games", page)
+    badge = re.search(r'id="my-turns" data-count="2"[^>]*>(.*?)</span></a>', page, re.S)
+    assert badge and badge.group(1).strip().endswith("2")
+    section = page[page.index('id="my-games-your-move"') :]
+    assert section.index("Mein Zug") < section.index("</section>")
+    assert "left" in section and "turn-based, 24 hours a move" in section
+    with override("de"):
+        german = client.get("/games/mine/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "Du bist am Zug" in german and "<title>(2) Meine Spiele" in german
+
+
+def test_nobody_waiting_shows_no_count(people, client):
+    client.force_login(people[2])
+    page = client.get("/games/mine/").content.decode()
+    assert "<title>(" not in page
+    assert re.search(r'id="my-turns" data-count="0" hidden', page)
+    assert client.get("/games/mine/").status_code == 200
+    client.logout()
+    assert client.get("/games/mine/").status_code == 302
