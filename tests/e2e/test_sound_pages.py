@@ -292,6 +292,7 @@ PAGES = [
     "/rules/rage/",
     "/rules/road300/",
     "/road300/daily/",
+    "/games/mine/",
 ]
 
 
