@@ -146,9 +146,14 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         the channel layer) for the consumer's whole life.
 
         Channels' ``await_many_dispatch`` made a new task and an ``asyncio.wait`` for every
-        message, a good part of the servers' event-loop time under load. Messages are still
-        handled one at a time, each source's in the order it arrived.
+        message, a good part of the servers' event-loop time under load. What it promises
+        still holds: messages are handled one at a time, each source's in the order it
+        arrived, and none after the one that stopped the consumer (``StopConsumer`` at
+        ``websocket.disconnect``, or a crash, which ends the consumer as in Channels).
         """
+        # Replaces, not extends: Channels has no hook for its read loop. Derived from
+        # channels 4.3.2; tests/test_ws_channels.py fails when an upgrade changes the code
+        # this stands in for (AsyncConsumer.__call__, its await_many_dispatch, dispatch).
         self.scope = scope
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         sources = [receive]
@@ -158,12 +163,20 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             sources.append(self.channel_receive)
         self.base_send = send
         turn = asyncio.Lock()
+        stopped = False
 
         async def read(source) -> None:
+            nonlocal stopped
             while True:
                 message = await source()
                 async with turn:
-                    await self.dispatch(message)
+                    if stopped:  # another source's message ended the consumer meanwhile
+                        return
+                    try:
+                        await self.dispatch(message)
+                    except BaseException:
+                        stopped = True
+                        raise
 
         readers = [asyncio.create_task(read(source)) for source in sources]
         try:
@@ -275,6 +288,9 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             logger.exception("closing socket %s failed", self.channel_name)
 
     async def dispatch(self, message: dict) -> None:
+        """Channels' hook for every message (``AsyncConsumer.dispatch``), overridden without
+        calling it (see ``handle``): a socket event that fails ends the consumer as in
+        Channels; a channel-layer message that fails is logged, and the socket stays open."""
         if message["type"].startswith("websocket."):
             await self.handle(message)
             return
@@ -285,12 +301,18 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             logger.exception("socket %s: handling %s failed", self.channel_name, message["type"])
 
     async def handle(self, message: dict) -> None:
-        """Channels' dispatch without its database clean-up before every message.
+        """Channels' ``AsyncConsumer.dispatch`` without its ``aclose_old_connections()``
+        before every handler.
 
-        That clean-up is one hop to asgiref's single sync thread per message, frames and
-        group messages alike, and all sockets of the process queue for it. These consumers
-        touch the database only through ``database_sync_to_async``, which closes broken and
-        expired connections in its own thread before and after every call.
+        That clean-up (``django.db.close_old_connections``, as Django runs it around each
+        request) is one hop to asgiref's single sync thread per message, frames and group
+        messages alike, and all sockets of the process queue for it. It closes the broken
+        and expired connections of that thread, and these consumers touch the database only
+        in threads that clean up themselves: ``database_sync_to_async`` (the sync thread)
+        closes them before and after every call, and a move's own worker threads do the
+        same (``games.moves.paths``). Channels still closes them once more when the socket
+        closes (``websocket_disconnect``). tests/test_ws_channels.py shows every query of a
+        socket between two clean-ups.
         """
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
