@@ -1,6 +1,6 @@
 """The lobby socket (``/ws/lobby/``): the game list, who is online, joining, lobby chat.
 
-Parsing, errors and chat are shared with the game socket (``games.consumers``). The lobby
+Parsing, errors and chat are shared with the game socket (``games.protocol``). The lobby
 group receives ``lobby.games`` whenever the list changes (``games.broadcast``); each socket
 then sends ``GAMES`` with the status and kind filters of its last ``REQUEST_GAMES``. It also
 receives ``lobby.players`` when a lobby socket opening or closing changes who is connected; a
@@ -14,9 +14,9 @@ from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 
 from games import broadcast, queries, registry, selectors
-from games.consumers import ProtocolConsumer, Refused
 from games.errors import problems
 from games.models import Connection, Game
+from games.protocol import ProtocolConsumer, Refused
 from games.serializers import GameCreateSerializer
 from games.services import lifecycle
 

@@ -14,7 +14,7 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games import consumers, limits
+from games import limits, protocol
 from games.models import Game
 from tests.ws_helpers import Socket, close_all, isolated_sockets, make_people  # noqa: F401
 
@@ -136,14 +136,14 @@ async def test_open_sockets_are_capped_per_user_and_freed_when_one_closes(monkey
 async def test_open_sockets_are_capped_per_address_whoever_logs_in(monkeypatch):
     alice, bob, charlie = await make_people("alice", "bob", "charlie")
     monkeypatch.setattr(settings, "SOCKETS_PER_ADDRESS", 2)
-    monkeypatch.setattr(consumers, "scope_address", lambda scope: "10.0.0.1")
+    monkeypatch.setattr(protocol, "scope_address", lambda scope: "10.0.0.1")
     first, second = await Socket.lobby(alice), await Socket.lobby(bob)
     game_socket = await Socket.open("/ws/games/1/", charlie)
     error = await game_socket.expect("ERROR")
     assert error["code"] == "too_many_sockets"
     await game_socket.expect_close(4429)
     await close_all(first, second)
-    monkeypatch.setattr(consumers, "scope_address", lambda scope: "10.0.0.2")
+    monkeypatch.setattr(protocol, "scope_address", lambda scope: "10.0.0.2")
     elsewhere = await Socket.lobby(charlie)
     await elsewhere.send({"type": "PING", "ref": "p"})
     assert (await elsewhere.expect("PONG"))["ref"] == "p"

@@ -11,7 +11,7 @@ import pytest
 from channels.db import database_sync_to_async
 from rest_framework.test import APIClient
 
-from games import consumers
+from games import protocol
 from games.models import Game
 from games.moves import play
 from games.rage import bots, engine
@@ -178,7 +178,7 @@ async def test_G5_no_message_of_a_whole_game_shows_a_card_or_bid_its_recipient_m
 ):
     # The test plays as fast as the server answers: on a fast machine one socket's moves can
     # pass the flood guard's MOVES_PER_SECOND, whose refusal this test is not about.
-    monkeypatch.setattr(consumers, "MOVES_PER_SECOND", 10_000)
+    monkeypatch.setattr(protocol, "MOVES_PER_SECOND", 10_000)
     people = await make_people("alice", "bob", "charlie", "dora", "fiona")
     players, watcher = people[:4], people[4]
     game_id = await dealt_game(players, 0, options, seed)  # every move is the test's

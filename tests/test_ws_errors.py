@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 from channels.db import database_sync_to_async
 
-from games import consumers
+from games import protocol
 from games.models import Connection
 from games.moves import play
 from games.services.admin import game_end_now
@@ -110,7 +110,7 @@ async def test_wrong_field_types_are_refused_as_bad_field(table, frame):
 
 
 async def test_a_frame_over_8_kib_is_refused_before_parsing(table):
-    frame = '{"type": "CHAT", "text": "' + "x" * consumers.MAX_FRAME_BYTES + '"}'
+    frame = '{"type": "CHAT", "text": "' + "x" * protocol.MAX_FRAME_BYTES + '"}'
     await refused(table.mover, frame, "too_large")
     # Counted in bytes: 3000 "ä" are 6000 bytes and pass; 5000 are 10000 bytes and do not.
     await refused(table.mover, '{"type": "NOPE", "text": "' + "ä" * 3000 + '"}', "unknown_type")
@@ -175,19 +175,19 @@ async def test_a_move_after_the_game_is_over_is_refused(people):
 
 
 async def test_more_than_five_chat_lines_in_ten_seconds_are_rate_limited(table):
-    for n in range(consumers.CHAT_LINES):
+    for n in range(protocol.CHAT_LINES):
         await table.mover.send({"type": "CHAT", "text": f"line {n}"})
         await table.mover.expect("CHAT")
     table.before = await snapshot(table.game_id)  # five lines were fine
     last = {"type": "CHAT", "text": "one too many", "ref": "c6"}
     await refused(table.mover, last, "rate_limited", "c6")
     lines = [m for m in await table.other.drain() if m["type"] == "CHAT"]
-    assert [m["text"] for m in lines] == [f"line {n}" for n in range(consumers.CHAT_LINES)]
+    assert [m["text"] for m in lines] == [f"line {n}" for n in range(protocol.CHAT_LINES)]
 
 
 async def test_a_flood_of_moves_is_rate_limited(table, monkeypatch):
-    assert consumers.MOVES_PER_SECOND == 50
-    monkeypatch.setattr(consumers, "MOVES_PER_SECOND", 5)  # the same guard, quicker to reach
+    assert protocol.MOVES_PER_SECOND == 50
+    monkeypatch.setattr(protocol, "MOVES_PER_SECOND", 5)  # the same guard, quicker to reach
     for _ in range(8):
         await table.mover.send({"type": "VOTE_END", "end": False})  # R8.2: no vote to take back
     codes = [(await table.mover.expect("ERROR"))["code"] for _ in range(8)]
@@ -203,7 +203,7 @@ async def test_a_crash_in_a_handler_is_logged_and_answered_with_server_error(
         raise RuntimeError("the database caught fire")
 
     monkeypatch.setattr(play, "move_apply", broken)
-    with caplog.at_level(logging.ERROR, logger="games.consumers"):
+    with caplog.at_level(logging.ERROR, logger="games.protocol"):
         await refused(
             table.mover, {"type": "DRAW_DESTINATION_CARDS", "ref": "x"}, "server_error", "x"
         )

@@ -23,7 +23,7 @@ from channels.db import database_sync_to_async
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from games import consumers
+from games import protocol
 from games.models import ChatMessage, Connection, Game, Seat
 from games.ratumrad import engine
 from games.ratumrad.board import CARD_COLORS, GREY
@@ -289,7 +289,7 @@ def encode(frame) -> tuple[str | None, bytes | None]:
 
 def parsed(text: str | None) -> dict | None:
     """What the server makes of a frame: the object, or None if it refuses it unread."""
-    if text is None or len(text.encode("utf-8", "surrogatepass")) > consumers.MAX_FRAME_BYTES:
+    if text is None or len(text.encode("utf-8", "surrogatepass")) > protocol.MAX_FRAME_BYTES:
         return None
     try:
         message = json.loads(text, parse_constant=not_json, parse_float=finite)
@@ -331,7 +331,7 @@ def early_refusal(text: str | None, message: dict | None) -> str | None:
     """The code of a refusal the server must make before looking at the message's meaning."""
     if text is None:
         return "bad_json"
-    if len(text.encode("utf-8", "surrogatepass")) > consumers.MAX_FRAME_BYTES:
+    if len(text.encode("utf-8", "surrogatepass")) > protocol.MAX_FRAME_BYTES:
         return "too_large"
     if message is None:
         return "bad_json"
@@ -510,8 +510,8 @@ steps = st.one_of(*[frame_steps] * 9, legal_steps)
 async def table(monkeypatch):
     """The table shared by all examples; afterwards: thousands of frames, every answer seen."""
     # Rate limits would answer most frames of a fast flood; they have tests of their own.
-    monkeypatch.setattr(consumers, "MOVES_PER_SECOND", 10**9)
-    monkeypatch.setattr(consumers, "CHAT_LINES", 10**9)
+    monkeypatch.setattr(protocol, "MOVES_PER_SECOND", 10**9)
+    monkeypatch.setattr(protocol, "CHAT_LINES", 10**9)
     table = GameTable(await make_people())
     yield table
     assert table.frames >= 1500, table.frames
@@ -619,7 +619,7 @@ LOBBY_EXAMPLES = 40
 @pytest.fixture
 async def lobby(monkeypatch):
     """Two people in the lobby and games to join; afterwards: every kind of answer seen."""
-    monkeypatch.setattr(consumers, "CHAT_LINES", 10**9)
+    monkeypatch.setattr(protocol, "CHAT_LINES", 10**9)
     people = await make_people()
     host = people[2]
     game_ids = [await waiting_game(host, max_players=n, name=f"Tisch {n}") for n in (2, 3, 5)]

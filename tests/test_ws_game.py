@@ -11,9 +11,9 @@ from channels.db import database_sync_to_async
 from django.utils import timezone, translation
 
 from games import feed, moves, services
-from games.consumers import socket_language
 from games.kinds import ratumrad as glue
 from games.models import Connection, Event, Game, Move
+from games.protocol import socket_language
 from games.ratumrad import engine
 from games.ratumrad.board import basel
 from games.services.admin import game_abort
