@@ -161,3 +161,19 @@ def chat_line(message: ChatMessage) -> dict:
 def chat_posted(message: ChatMessage) -> None:
     line = {**chat_line(message), "type": "chat.line"}
     _send(game_group(message.game_id) if message.game_id else LOBBY_GROUP, line)
+
+
+def user_group(user_id: int) -> str:
+    """Every socket of one person, on any page (the nav's count of games waiting for them)."""
+    return f"user-{user_id}"
+
+
+def turns_changed(game_id: int, your_move: dict[int, bool]) -> None:
+    """Whether game ``game_id`` waits for each of these people's move now: their sockets
+    send ``MY_TURNS`` (every page's "My games" count follows)."""
+    _send_all(
+        [
+            (user_group(user_id), {"type": "my.turns", "game": game_id, "your_move": mine})
+            for user_id, mine in your_move.items()
+        ]
+    )

@@ -212,6 +212,9 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             return
         try:
             await self.open()
+            if self.accepted:
+                # Every page's "My games" count follows this person's turns (MY_TURNS).
+                await self.join_group(broadcast.user_group(self.user.pk))
         except Exception:
             logger.exception("socket %s: opening failed", self.channel_name)
             if not self.accepted:
@@ -399,6 +402,12 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         with translation.override(self.language):
             message = error.message
         await self.send_json({"type": "ERROR", "code": error.code, "message": message, "ref": ref})
+
+    async def my_turns(self, message: dict) -> None:
+        """Whether a game waits for this person's move now (``broadcast.turns_changed``)."""
+        await self.send_json(
+            {"type": "MY_TURNS", "game": message["game"], "your_move": message["your_move"]}
+        )
 
     async def chat_line(self, message: dict) -> None:
         await self.send_json({**message, "type": "CHAT"})

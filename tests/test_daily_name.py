@@ -61,7 +61,8 @@ def test_T5_2_the_game_page_and_the_player_page_name_it_in_german_too(people):
     game = daily_game(alice)
     german = page_of(alice, "de")
     page = german.get(f"/games/{game.pk}/").content.decode()
-    assert "<title>Tages-Challenge 26. November 2026 · " in page
+    # (1): the day's game waits for its player's move (the count of "My games").
+    assert "<title>(1) Tages-Challenge 26. November 2026 · " in page
     assert re.search(r"<h1>Tages-Challenge <time [^>]*>26. November 2026</time></h1>", page)
     Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, finished=game.created)
     game.seats.update(total=100, place=1, won=False)

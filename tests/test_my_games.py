@@ -115,8 +115,10 @@ def test_the_page_the_nav_and_the_title_count_the_games_waiting_for_me(people, c
     with override("en"):
         page = client.get("/games/mine/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert re.search(r"<title>\(2\) My games", page)
-    badge = re.search(r'id="my-turns" data-count="2"[^>]*>(.*?)</span></a>', page, re.S)
-    assert badge and badge.group(1).strip().endswith("2")
+    badge = re.search(
+        r'id="my-turns" data-count="2" data-games="(\d+),(\d+)"[^>]*>(.*?)</span></a>', page, re.S
+    )
+    assert badge and badge.group(3).strip().endswith("2")
     section = page[page.index('id="my-games-your-move"') :]
     assert section.index("Mein Zug") < section.index("</section>")
     assert "left" in section and "turn-based, 24 hours a move" in section
@@ -129,7 +131,35 @@ def test_nobody_waiting_shows_no_count(people, client):
     client.force_login(people[2])
     page = client.get("/games/mine/").content.decode()
     assert "<title>(" not in page
-    assert re.search(r'id="my-turns" data-count="0" hidden', page)
+    assert re.search(r'id="my-turns" data-count="0" data-games="" hidden', page)
     assert client.get("/games/mine/").status_code == 200
     client.logout()
     assert client.get("/games/mine/").status_code == 302
+
+
+# ---------------------------------------------------------------------------- live, over sockets
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_every_socket_of_a_person_hears_when_a_game_starts_and_stops_waiting_for_them(
+    people,
+):
+    from channels.db import database_sync_to_async
+
+    from tests.ws_helpers import Socket, close_all
+
+    bob = people[1]
+    lobby = await Socket.lobby(bob)  # on any page: the nav's count follows
+    game = await database_sync_to_async(dealt)(people)
+    told = await lobby.next_my_turns()
+    assert told == {"type": "MY_TURNS", "game": game.pk, "your_move": True}  # the preparation
+    state = await database_sync_to_async(load_state)(game)
+    keep = engine.legal_moves(state, bob.pk)[0]
+    await database_sync_to_async(play.move_apply)(game_id=game.pk, user=bob, move=keep)
+    assert await lobby.next_my_turns() == {"type": "MY_TURNS", "game": game.pk, "your_move": False}
+    await database_sync_to_async(game_abort)(game_id=game.pk)
+    await lobby.drain()  # the lobby's list changed too
+    assert lobby.my_turns == []  # the game had stopped waiting for Bob already
+    watcher = await Socket.lobby(people[2])  # someone else hears nothing of it
+    assert await watcher.is_quiet() and watcher.my_turns == []
+    await close_all(lobby, watcher)

@@ -127,11 +127,14 @@ class GameSocket:
         await self.connection.send(json.dumps(message))
 
     async def recv(self, timeout: float = TIMEOUT) -> dict:
-        async with asyncio.timeout(timeout):
-            raw = await self.connection.recv()
-        message = json.loads(raw)
-        self.received.append(message)
-        return message
+        """The next message but ``MY_TURNS`` (the nav's count: kept in ``received`` only)."""
+        while True:
+            async with asyncio.timeout(timeout):
+                raw = await self.connection.recv()
+            message = json.loads(raw)
+            self.received.append(message)
+            if message.get("type") != "MY_TURNS":
+                return message
 
     async def until(self, kind: str, **fields) -> list[dict]:
         """Read up to and including the next ``kind`` whose fields match."""

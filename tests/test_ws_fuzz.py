@@ -348,15 +348,21 @@ def expected_ref(message: dict | None) -> str | None:
 
 
 async def receive(socket: Socket) -> dict:
-    """The next message, checked to be what a real server can send: UTF-8 text with JSON."""
-    output = await socket.comm.receive_output(TIMEOUT)
-    assert output["type"] == "websocket.send", output
-    text = output.get("text")
-    assert text is not None, f"a binary frame: {output}"
-    text.encode("utf-8")  # a lone surrogate cannot go over the wire
-    message = json.loads(text)
-    socket.received.append(message)
-    return message
+    """The next message, checked to be what a real server can send: UTF-8 text with JSON.
+    ``MY_TURNS`` (a move changed whose move a game waits for) comes between the answers: it is
+    checked and set aside (``Socket.my_turns``)."""
+    while True:
+        output = await socket.comm.receive_output(TIMEOUT)
+        assert output["type"] == "websocket.send", output
+        text = output.get("text")
+        assert text is not None, f"a binary frame: {output}"
+        text.encode("utf-8")  # a lone surrogate cannot go over the wire
+        message = json.loads(text)
+        socket.received.append(message)
+        if message.get("type") != "MY_TURNS":
+            return message
+        assert set(message) == {"type", "game", "your_move"}, message
+        socket.my_turns.append(message)
 
 
 async def read_until(socket: Socket, kind: str, **fields) -> list[dict]:

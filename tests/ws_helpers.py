@@ -165,12 +165,18 @@ def engine_state_of(game_id: int) -> engine.GameState:
 
 
 class Socket:
-    """One websocket client; ``received`` keeps every message in order."""
+    """One websocket client; ``received`` keeps every message in order.
+
+    ``MY_TURNS`` (the nav's count, sent to every socket of a person whenever a game starts or
+    stops waiting for their move) comes between the messages a test reads: ``recv`` sets it
+    aside in ``my_turns`` (it is in ``received`` too) and ``next_my_turns`` reads it."""
 
     def __init__(self, path: str, headers: list[tuple[bytes, bytes]]):
         self.path = path
         self.comm = WebsocketCommunicator(application, path, headers=headers)
         self.received: list[dict] = []
+        self.my_turns: list[dict] = []
+        self._held: list[dict] = []  # read past while looking for MY_TURNS
         self.user_id: int | None = None
 
     @classmethod
@@ -227,9 +233,25 @@ class Socket:
             await self.comm.send_json_to(message)
 
     async def recv(self, timeout: float = TIMEOUT) -> dict:
-        message = await self.comm.receive_json_from(timeout=timeout)
-        self.received.append(message)
-        return message
+        if self._held:
+            return self._held.pop(0)
+        while True:
+            message = await self.comm.receive_json_from(timeout=timeout)
+            self.received.append(message)
+            if message.get("type") != "MY_TURNS":
+                return message
+            self.my_turns.append(message)
+
+    async def next_my_turns(self, timeout: float = TIMEOUT) -> dict:
+        """The oldest ``MY_TURNS`` not read yet (the other messages meanwhile are kept)."""
+        while not self.my_turns:
+            message = await self.comm.receive_json_from(timeout=timeout)
+            self.received.append(message)
+            if message.get("type") == "MY_TURNS":
+                self.my_turns.append(message)
+            else:
+                self._held.append(message)
+        return self.my_turns.pop(0)
 
     async def expect(self, kind: str, timeout: float = TIMEOUT) -> dict:
         message = await self.recv(timeout)
@@ -254,16 +276,31 @@ class Socket:
         return (await self.expect("STATE"))["state"]
 
     async def is_quiet(self, timeout: float = 0.1) -> bool:
-        return await self.comm.receive_nothing(timeout)
+        """Nothing but ``MY_TURNS`` arrives within ``timeout``."""
+        if self._held:
+            return False
+        while not await self.comm.receive_nothing(timeout):
+            message = await self.comm.receive_json_from(timeout=TIMEOUT)
+            self.received.append(message)
+            if message.get("type") != "MY_TURNS":
+                self._held.append(message)
+                return False
+            self.my_turns.append(message)
+        return True
 
     async def drain(self, timeout: float = 0.1) -> list[dict]:
         seen = []
-        while not await self.comm.receive_nothing(timeout):
+        while not await self.is_quiet(timeout):
             seen.append(await self.recv())
         return seen
 
     async def expect_close(self, code: int) -> None:
-        output = await self.comm.receive_output(TIMEOUT)
+        while True:
+            output = await self.comm.receive_output(TIMEOUT)
+            text = output.get("text", "") if output.get("type") == "websocket.send" else ""
+            if '"MY_TURNS"' not in text:
+                break
+            self.received.append(json.loads(text))
         assert output == {"type": "websocket.close", "code": code}, output
 
     @property

@@ -55,7 +55,11 @@ def do_game_abort(*, game: Game, before: list[dict] = ()) -> None:
     game.seq += 1
     game.turn_deadline = None
     game.save(update_fields=["status", "finished", "seq", "turn_deadline", "updated"])
+    waited = game.seats.filter(to_move=True, is_bot=False).values_list("user_id", flat=True)
+    waited = list(waited)
     game.seats.filter(to_move=True).update(to_move=False)
+    if waited:
+        after_commit(lambda: broadcast.turns_changed(game.pk, dict.fromkeys(waited, False)))
     events = [*before, {"kind": "aborted", "player": None}]
     Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[-1])
     state = load_state(game) if game.state else None

@@ -47,6 +47,7 @@ def record(
         game.finished = timezone.now()
         game.end_reason = state.end_reason or ""
     turn_passed = _to_move_follows(engine, state, seats)
+    _tell_waiting(game, turn_passed)
     with sql.batch():  # one statement on PostgreSQL
         for seat in turn_passed:
             sql.update(seat, ["to_move"])
@@ -77,6 +78,7 @@ def record_seats(
     game.computer_to_move = turns.computer_to_move(game, state, seats)
     game.save(update_fields=["turn_deadline", "computer_to_move", "updated"])
     _timer_follows(game, deadline_before, state, seats)
+    _tell_waiting(game, [seat for seat in seats if seat.to_move])
     Event.objects.bulk_create(
         Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
     )
@@ -87,6 +89,17 @@ def record_seats(
             lambda: bots_may_move.send(sender=Game, game_id=game.pk, at_once=timed_out),
             blocking=True,
         )
+
+
+def _tell_waiting(game: Game, seats: list[Seat]) -> None:
+    """Once committed, tell these seats' people whether the game waits for their move now
+    (their pages' "My games" count); computer players have no pages."""
+    your_move = {
+        seat.user_id: seat.to_move and not seat.computer_plays for seat in seats if not seat.is_bot
+    }
+    if your_move:
+        game_id = game.pk
+        after_commit(lambda: broadcast.turns_changed(game_id, your_move))
 
 
 def _to_move_follows(engine, state, seats: list[Seat]) -> list[Seat]:

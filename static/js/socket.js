@@ -8,6 +8,9 @@
 // with a growing pause (0.5 s up to 10 s). send() returns false when the socket is not open.
 // A close the server means for good (not logged in, no such game, not to be shown) is not
 // retried: onGone gets its code. Past the cap on open sockets (4429) it keeps retrying, slowly.
+// MY_TURNS (a game waits, or no longer, for this person's move) also updates the nav's count.
+import { applyMyTurns } from "./my-turns.js";
+
 const FIRST_PAUSE_MS = 500;
 const LONGEST_PAUSE_MS = 10000;
 const FINAL_CLOSE_CODES = new Set([4001, 4003, 4004]);
@@ -37,6 +40,7 @@ export function openSocket(
       } catch {
         return;
       }
+      if (message?.type === "MY_TURNS") applyMyTurns(message); // every page's nav count
       onMessage(message);
     });
     socket.addEventListener("close", (event) => {
