@@ -42,6 +42,7 @@ class PathSeen:
     def __init__(self) -> None:
         self.calls: Counter[str] = Counter()
         self.worker_connections: dict[int, object] = {}  # thread id -> its connection
+        self.moves_fail = False  # a test whose guarded moves are meant to fail
         self._lock = threading.Lock()
 
     def saw(self, name: str) -> None:
@@ -49,19 +50,27 @@ class PathSeen:
             self.calls[name] += 1
 
     def check(self, path: str) -> None:
-        """The moves took ``path`` and no other: fails a misconfigured parametrization."""
+        """The moves took ``path`` and no other: fails a misconfigured parametrization.
+
+        locked: moves under the lock, no guarded try anywhere, nothing off the shared thread;
+        thread: guarded writes made in a worker thread, none on the event loop; event_loop:
+        guarded writes made on the event loop, no guarded try in a worker thread (only the
+        moves it gives up on go there, under the lock). With ``moves_fail`` a guarded try
+        counts for a write."""
         calls = self.calls
+        made = "guarded_tried" if self.moves_fail else "guarded_written"
         if path == LOCKED:
             assert calls["move_locked"] > 0, f"no move was made under the lock: {calls}"
             assert calls["prepare_guarded"] == 0, f"a guarded move on the locked path: {calls}"
             assert calls["worker"] == calls["on_loop"] == 0, f"moves off the shared thread: {calls}"
         elif path == THREAD:
-            assert calls["worker"] > 0, f"no move in a worker thread: {calls}"
-            assert calls["guarded_in_worker"] > 0, f"no guarded move in a worker thread: {calls}"
+            assert calls[f"{made}_in_worker"] > 0, f"no guarded move in a worker thread: {calls}"
             assert calls["on_loop"] == 0, f"moves on the event loop: {calls}"
+            assert calls["guarded_tried_on_loop"] == 0, f"moves on the event loop: {calls}"
         elif path == EVENT_LOOP:
-            assert calls["on_loop"] > 0, f"no move on the event loop: {calls}"
+            assert calls[f"{made}_on_loop"] > 0, f"no guarded move on the event loop: {calls}"
             assert calls["worker_guarded"] == 0, f"guarded tries in a worker thread: {calls}"
+            assert calls["guarded_tried_in_worker"] == 0, f"guarded tries in a worker: {calls}"
         else:
             raise AssertionError(f"unknown path {path!r}")
 
@@ -82,6 +91,7 @@ def watch(monkeypatch, seen: PathSeen) -> None:
     """Count the calls of the move path's functions into ``seen``."""
     with_connection, move_locked = paths._with_connection, play.move_locked
     prepare_guarded, loop_move_apply = play.prepare_guarded, on_loop.move_apply
+    check_guarded = sql.check_guarded
 
     def in_worker(kwargs):
         seen.saw("worker")
@@ -97,11 +107,25 @@ def watch(monkeypatch, seen: PathSeen) -> None:
         seen.saw("move_locked")
         return move_locked(args, move)
 
+    def where() -> str:
+        """Where this thread is: a worker thread of the moves, the event loop, or another
+        thread (the sockets' shared one, the test's own)."""
+        if threading.current_thread().name.startswith("moves"):
+            return "in_worker"
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return "elsewhere"
+        return "on_loop"
+
     def guarded(*args, **kwargs):
         seen.saw("prepare_guarded")
-        if threading.current_thread().name.startswith("moves"):
-            seen.saw("guarded_in_worker")
+        seen.saw(f"guarded_tried_{where()}")
         return prepare_guarded(*args, **kwargs)
+
+    def written(statement, found):
+        check_guarded(statement, found)  # raises Changed if nothing was written
+        seen.saw(f"guarded_written_{where()}")
 
     async def on_the_loop(**kwargs):
         seen.saw("on_loop")
@@ -111,6 +135,7 @@ def watch(monkeypatch, seen: PathSeen) -> None:
     monkeypatch.setattr(play, "move_locked", locked)
     monkeypatch.setattr(play, "prepare_guarded", guarded)
     monkeypatch.setattr(on_loop, "move_apply", on_the_loop)
+    monkeypatch.setattr(sql, "check_guarded", written)
 
 
 @pytest.fixture

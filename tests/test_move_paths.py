@@ -216,6 +216,7 @@ def test_a_glue_that_writes_with_the_orm_fails_its_guarded_move_and_changes_noth
 async def test_a_glue_that_writes_with_the_orm_fails_a_socket_move_on_a_guarded_path(
     people, monkeypatch, move_path, path_seen, refused_writes
 ):
+    path_seen.moves_fail = True  # each guarded try fails: none writes
     game_id = await started_game(people, 2)
     alice = people[0]
     socket = await Socket.game(game_id, alice)
