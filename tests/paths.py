@@ -4,7 +4,9 @@
 ``locked``; on PostgreSQL also ``thread`` (guarded writes in a worker thread) and
 ``event_loop`` (guarded writes on the event loop's own connections). It counts which of the
 move path's functions ran and fails the test at teardown unless the chosen path made moves
-and no other did: a parametrization that no longer reaches its path fails.
+and no other did: a parametrization that no longer reaches its path fails. Afterwards it closes
+the worker threads' connections and the event loop's pool: they would outlive the test, and
+PostgreSQL refuses to drop a test database that is still in use.
 
 The first write rule (``games.kinds``): while a move collects its statements
 (``sql.collecting()``), an INSERT, UPDATE or DELETE sent through a Django connection is an ORM
