@@ -9,6 +9,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.commands import flush
 from django.db import connections
+from django.db.backends.signals import connection_created
+
+from tests import paths
+from tests.paths import move_path, path_seen  # noqa: F401 (the socket tests' fixtures)
 
 PASSWORD = "Velo-im-Regen-42"
 
@@ -16,10 +20,11 @@ PASSWORD = "Velo-im-Regen-42"
 # Real servers started by tests (tests/real_server.py) sweep as usual.
 settings.TURN_SWEEP_SECONDS = 0
 
-# Moves on the shared sync thread in the test process: connections that worker threads open
-# for the consumers of a communicator outlive the test there, and PostgreSQL then refuses to
-# drop the test database. The real servers of tests/test_real_server.py and tests/e2e run
-# moves in parallel as in production.
+# Moves on the shared sync thread in the test process unless a test asks for another path
+# (``move_path`` in tests/paths.py, which closes the worker threads' connections and the event
+# loop's pool afterwards: PostgreSQL refuses to drop a test database they still hold). The
+# real servers of tests/test_real_server.py and tests/e2e run moves in parallel as in
+# production.
 settings.PARALLEL_MOVES = False
 
 # Computer players move at once, inside the call that committed the change before theirs.
@@ -39,6 +44,21 @@ def django_db_setup(django_db_setup, django_db_blocker):
     yield
     with django_db_blocker.unblock():
         SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+
+
+# The first write rule (games.kinds): every connection of the test process refuses an ORM
+# write while a move collects its statements (tests/paths.py).
+connection_created.connect(paths.install_write_guard)
+
+
+@pytest.fixture(autouse=True)
+def refused_writes():
+    """Fail a test in which an ORM write was refused inside a move, even if whoever made the
+    move swallowed the error (a socket answers ``unavailable``, a callback logs it). A test of
+    the guard itself empties ``paths.refused`` once it has seen the refusal."""
+    paths.refused.clear()
+    yield paths.refused
+    assert not paths.refused, f"ORM writes inside a move's guarded statement: {paths.refused}"
 
 
 # A fast hash: the production hasher spends about a second of CPU on every password on

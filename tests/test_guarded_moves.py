@@ -16,6 +16,7 @@ from games import bots, selectors
 from games.models import Event, Game, Move, Seat
 from games.moves import play, sql
 from games.ratumrad import engine
+from games.services.admin import game_end_now
 from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 from games.services.seats import game_leave, seat_take_back, turn_expire
@@ -201,26 +202,38 @@ def test_the_write_statement_is_sent_with_postgresqls_own_numbered_placeholders(
     assert sql.numbered(statement) is sql.numbered(statement)
 
 
+def seat_rows(game_id: int) -> list[dict]:
+    """Every column of the game's seats."""
+    return list(Seat.objects.filter(game_id=game_id).order_by("pk").values())
+
+
 def test_every_change_of_a_seat_of_a_game_being_played_writes_the_game_row(people, monkeypatch):
     # Moves read without a lock learn of seat changes only through the game row's version.
+    # Every service of games/services/ that changes a seat of a game being played: the
+    # timer's stand-in (seats.turn_expire), taking a seat back (seats.seat_take_back),
+    # leaving, replaced by the computer or as the last person, which calls the game off
+    # (seats.game_leave), and an admin's end (admin.game_end_now, which scores the seats).
     alice, bob = people[:2]
     game = dealt_game(people)
+    ended = dealt_game(people)
     monkeypatch.setattr(bots, "kick", lambda game_id: None)  # no stand-in moves in between
     Game.objects.filter(pk=game.pk).update(turn_seconds=60, turn_deadline=timezone.now())
 
-    def version() -> str:
-        return selectors.versioned_game_with_seats(game.pk)[0]._row_version
+    def version(game_id: int) -> str:
+        return selectors.versioned_game_with_seats(game_id)[0]._row_version
 
     changes = [
-        ("the timer runs out", lambda: turn_expire(game_id=game.pk)),
-        ("alice takes her seat back", lambda: seat_take_back(game_id=game.pk, user=alice)),
-        ("bob leaves", lambda: game_leave(game_id=game.pk, user=bob)),
+        ("the timer runs out", game.pk, lambda: turn_expire(game_id=game.pk)),
+        ("alice takes her seat back", game.pk, lambda: seat_take_back(game_id=game.pk, user=alice)),
+        ("bob leaves", game.pk, lambda: game_leave(game_id=game.pk, user=bob)),
+        ("alice leaves last", game.pk, lambda: game_leave(game_id=game.pk, user=alice)),
+        ("an admin ends it", ended.pk, lambda: game_end_now(game_id=ended.pk)),
     ]
-    for name, change in changes:
-        seats = {seat.user_id: seat for seat in selectors.seats_with_presence(game.pk)}
-        before = (version(), [(s.autopilot, s.left) for s in seats.values()])
+    for name, game_id, change in changes:
+        before = (version(game_id), seat_rows(game_id))
         change()
-        seats = {seat.user_id: seat for seat in selectors.seats_with_presence(game.pk)}
-        after = (version(), [(s.autopilot, s.left) for s in seats.values()])
+        after = (version(game_id), seat_rows(game_id))
         assert after[1] != before[1], name  # the seats did change
         assert after[0] != before[0], name  # and so did the game row's version
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ABORTED  # the last one left
+    assert Game.objects.get(pk=ended.pk).status == Game.Status.FINISHED

@@ -1,7 +1,8 @@
 """RAGE on the site: games with their variant and computer players, options G2.2 forbids
 refused in REST and on the lobby socket, bad moves, and whole games over the socket whose every
 message to every seat and spectator is scanned for cards and bids its recipient may not see
-(G2.2, G5)."""
+(G2.2, G5), on every path a move can take, the stored rows checked against a replay after every
+move (tests/paths.py, tests/projection.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from games.rage import bots, engine
 from games.rage.cards import CARD_NAMES
 from games.services.lifecycle import game_create, game_join, game_start
 from rankings.models import Rating
+from tests.paths import LOCKED, available_paths
+from tests.projection import Replayed
 from tests.ws_helpers import Socket, close_all, isolated_sockets, make_people  # noqa: F401
 
 RAGE = {"kind": "rage", "name": "Stiche"}
@@ -164,17 +167,28 @@ def check_message(message: dict, viewer, secret: dict) -> None:
         assert event["kind"] != "bids_revealed" or not secret["bids"], event
 
 
+WHOLE_GAMES = [
+    ({"bids": "open", "plus_minus_one": True, "durchmarsch": True}, 11),
+    ({"bids": "hidden"}, 12),
+    ({"bids": "secret"}, 13),
+]
+
+
+def whole_game_cases() -> list:
+    """Every variant under the lock; on the other paths one variant each, in turn (the
+    secrecy of a message does not depend on the path, its rows might)."""
+    cases = [(LOCKED, options, seed) for options, seed in WHOLE_GAMES]
+    others = [path for path in available_paths() if path != LOCKED]
+    cases += [(path, *WHOLE_GAMES[index]) for index, path in enumerate(others)]
+    return cases
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
-    ("options", "seed"),
-    [
-        ({"bids": "open", "plus_minus_one": True, "durchmarsch": True}, 11),
-        ({"bids": "hidden"}, 12),
-        ({"bids": "secret"}, 13),
-    ],
+    ("move_path", "options", "seed"), whole_game_cases(), indirect=["move_path"]
 )
 async def test_G5_no_message_of_a_whole_game_shows_a_card_or_bid_its_recipient_may_not_see(
-    options, seed, monkeypatch
+    move_path, options, seed, monkeypatch
 ):
     # The test plays as fast as the server answers: on a fast machine one socket's moves can
     # pass the flood guard's MOVES_PER_SECOND, whose refusal this test is not about.
@@ -187,6 +201,7 @@ async def test_G5_no_message_of_a_whole_game_shows_a_card_or_bid_its_recipient_m
     rng = random.Random(seed)
     checked = dict.fromkeys(sockets, 0)
     state = await stored(game_id)
+    replayed = await database_sync_to_async(Replayed)(game_id)
     seq, before, played = state.seq, None, None
     for _ in range(2000):
         for viewer, socket in sockets.items():
@@ -209,7 +224,9 @@ async def test_G5_no_message_of_a_whole_game_shows_a_card_or_bid_its_recipient_m
             await socket.state_at(seq)
         before, played, state = state, move.get("card"), await stored(game_id)
         assert state.seq == seq
+        await database_sync_to_async(replayed.check)()
     assert engine.is_over(state)
+    await database_sync_to_async(replayed.check_whole)()
     final = next(m for m in reversed(sockets[None].received) if m["type"] == "STATE")["state"]
     assert len(final["sheet"]) == engine.ROUNDS and final["status"] == "FINISHED"
     points = {row["player"]: row["total"] for row in final["sheet"][-1]}

@@ -1,5 +1,7 @@
 """Road to 300 on the site: a solo game created started, its results with the strong bot's score
-(T4.3), the daily challenge (T5.2), hints (T5.1), rankings, and bad input over the socket."""
+(T4.3), the daily challenge (T5.2), hints (T5.1), rankings, and bad input over the socket; a
+whole game over the socket on every path a move can take, its rows checked against a replay
+after every move (tests/paths.py, tests/projection.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from games.moves import play
 from games.road300 import bots, engine
 from games.services.lifecycle import game_create
 from rankings.models import Rating
+from tests.projection import Replayed
 from tests.ws_helpers import Socket, close_all, isolated_sockets, make_people  # noqa: F401
 
 KIND = {"kind": "road300", "name": "Solo"}
@@ -242,14 +245,16 @@ def dice_in(node) -> list[tuple[int, ...]]:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_whole_game_over_the_socket_shows_no_die_before_it_is_rolled():
+async def test_a_whole_game_over_the_socket_shows_no_die_before_it_is_rolled(move_path):
     player, watcher = await make_people("alice", "fiona")
     game_id = await solo_game(player, 4242)
+    replayed = await database_sync_to_async(Replayed)(game_id)
     mine, theirs = await Socket.game(game_id, player), await Socket.game(game_id, watcher)
     rng = random.Random(1)
     seq, checked = 0, {id(mine): 0, id(theirs): 0}
     while True:
         state = await stored(game_id)
+        await database_sync_to_async(replayed.check)()
         known = rolls_so_far(state)
         for socket in (mine, theirs):
             for message in socket.received[checked[id(socket)] :]:
@@ -264,6 +269,7 @@ async def test_a_whole_game_over_the_socket_shows_no_die_before_it_is_rolled():
         seq += 1
         for socket in (mine, theirs):
             await socket.state_at(seq)
+    await database_sync_to_async(replayed.check_whole)()
     final = next(m for m in reversed(theirs.received) if m["type"] == "STATE")["state"]
     assert final["status"] == "FINISHED" and final["results"][0]["bot_score"] is not None
     await close_all(mine, theirs)

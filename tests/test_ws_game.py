@@ -1,5 +1,6 @@
 """The game socket: views on connect, moves, events with feed sentences, chat, presence,
-reconnecting mid-turn, and two sockets racing the same move."""
+reconnecting mid-turn, and two sockets racing the same move. The tests that make moves run on
+every path a move can take (tests/paths.py)."""
 
 import asyncio
 import re
@@ -68,7 +69,9 @@ async def test_a_browser_logged_in_by_session_watches_with_its_origin(people):
     await socket.close()
 
 
-async def test_a_move_is_acknowledged_to_its_sender_and_everyone_gets_events_then_state(people):
+async def test_a_move_is_acknowledged_to_its_sender_and_everyone_gets_events_then_state(
+    people, move_path
+):
     alice, bob, charlie = people[:3]
     game_id = await started_game(people, 2)
     a = await Socket.game(game_id, alice)
@@ -279,7 +282,7 @@ def test_feed_sentences_name_the_player_the_places_and_the_counts():
         assert glue.describe(none, names) == "Mia hat keine Radkarten mehr"
 
 
-async def test_reconnecting_after_the_first_card_of_a_draw_shows_the_same_turn(people):
+async def test_reconnecting_after_the_first_card_of_a_draw_shows_the_same_turn(people, move_path):
     game_id = await running_game(people, 3)
     mover = await current_person(people, game_id)
     first = await Socket.game(game_id, mover)
@@ -297,7 +300,9 @@ async def test_reconnecting_after_the_first_card_of_a_draw_shows_the_same_turn(p
     await again.close()
 
 
-async def test_reconnecting_while_choosing_destination_cards_shows_the_same_cards(people):
+async def test_reconnecting_while_choosing_destination_cards_shows_the_same_cards(
+    people, move_path
+):
     game_id = await running_game(people, 2)
     mover = await current_person(people, game_id)
     first = await Socket.game(game_id, mover)
@@ -384,7 +389,7 @@ async def test_a_player_stays_connected_until_their_last_socket_closes(people):
     await a.close()
 
 
-async def test_the_same_move_sent_on_two_sockets_at_once_is_applied_once(people):
+async def test_the_same_move_sent_on_two_sockets_at_once_is_applied_once(people, move_path):
     game_id = await running_game(people, 2)
     mover = await current_person(people, game_id)
     one = await Socket.game(game_id, mover)

@@ -1,9 +1,11 @@
-"""Whole games for 2 to 5 players played only through the game socket, with a spectator.
+"""Whole games for 2 to 5 players played only through the game socket, with a spectator, on
+every path a move can take (tests/paths.py).
 
 Every player picks random legal moves from the ``legal`` list of their own latest STATE.
 Every message every client receives is checked against the engine state of its ``seq``
 (R9): a client sees its own hand and cards and nobody else's, never the order of a deck.
-The results everyone sees at the end equal a replay of the game's log (R2.5).
+The results everyone sees at the end equal a replay of the game's log (R2.5), and after every
+move the stored rows equal a replay's projection (tests/projection.py).
 """
 
 import asyncio
@@ -15,6 +17,7 @@ from channels.db import database_sync_to_async
 from games import selectors
 from games.models import Game
 from games.ratumrad import engine
+from tests.projection import Replayed
 from tests.ws_helpers import (
     PERSONAS,
     Socket,
@@ -124,6 +127,7 @@ class Table:
         self.checked = dict.fromkeys(sockets, 0)  # messages checked per socket
         self.seq = 0
         self.acks = 0
+        self.replayed: Replayed | None = None  # set once the game is dealt
 
     def latest(self, viewer) -> dict:
         return next(m for m in reversed(self.sockets[viewer].received) if m["type"] == "STATE")[
@@ -153,6 +157,7 @@ class Table:
                 text = event["event"]["text"]
                 assert text and "Something happened" not in text, event
         self.check_messages()
+        await database_sync_to_async(self.replayed.check)()
         return self.latest(player)
 
     def check_messages(self) -> None:
@@ -192,6 +197,8 @@ async def play(count: int, seed: int, *, max_moves: int | None = None) -> Table:
     for socket in sockets.values():
         await socket.drain()
     table = Table(game_id, players, watcher, sockets, rng)
+    table.replayed = await database_sync_to_async(Replayed)(game_id)
+    await database_sync_to_async(table.replayed.check)()
     table.secrets[0] = await secrets_at(game_id)
     table.check_messages()
     moves = 0
@@ -226,28 +233,29 @@ async def finish(table: Table, reason: str | None = None) -> None:
         assert changes == {  # public: the same for every viewer
             row["player"]: row["rating_change"] for row in table.latest(None)["results"]
         }
+    await database_sync_to_async(table.replayed.check_whole)()
     for socket in table.sockets.values():
         assert await socket.is_quiet(0.05)
     await close_all(*table.sockets.values())
 
 
-async def test_a_two_player_game_runs_to_its_natural_end_without_leaks():
+async def test_a_two_player_game_runs_to_its_natural_end_without_leaks(move_path):
     table = await play(2, seed=2)
     await finish(table)
     assert table.latest(None)["end_reason"] in ("final_round", "all_passed")
 
 
-async def test_a_three_player_game_runs_to_its_natural_end_without_leaks():
+async def test_a_three_player_game_runs_to_its_natural_end_without_leaks(move_path):
     table = await play(3, seed=3)
     await finish(table)
     assert table.latest(None)["end_reason"] in ("final_round", "all_passed")
 
 
-async def test_a_four_player_game_ends_by_everyone_voting_without_leaks():
+async def test_a_four_player_game_ends_by_everyone_voting_without_leaks(move_path):
     table = await play(4, seed=4, max_moves=60)
     await finish(table, "vote")
 
 
-async def test_a_five_player_game_ends_by_everyone_voting_without_leaks():
+async def test_a_five_player_game_ends_by_everyone_voting_without_leaks(move_path):
     table = await play(5, seed=5, max_moves=60)
     await finish(table, "vote")
