@@ -8,12 +8,19 @@ engine. Nothing here is sent to a client
 directly: views come from ``games.selectors``.
 """
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.fields import JSONField
+
+
+def new_invitation_nonce() -> str:
+    """A fresh per-game secret part of the invitation link (``games.services.invitations``)."""
+    return secrets.token_urlsafe(12)
 
 
 class Game(models.Model):
@@ -57,6 +64,9 @@ class Game(models.Model):
     # plays their seat (``games.turns``); null: no limit.
     turn_seconds = models.PositiveIntegerField(_("seconds per turn"), null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Signed into the game's invitation link; a new one (the creator's "new link") makes
+    # every link given out before it invalid.
+    invitation_nonce = models.CharField(max_length=24, default=new_invitation_nonce, editable=False)
 
     class Meta:
         ordering = ["-created", "-id"]

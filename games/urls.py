@@ -13,5 +13,15 @@ urlpatterns = [
     path("games/<int:game_id>/log/", api.GameLogView.as_view(), name="game-log"),
     path("games/<int:game_id>/hint/", api.GameHintView.as_view(), name="game-hint"),
     path("games/<int:game_id>/rematch/", api.GameRematchView.as_view(), name="game-rematch"),
+    path(
+        "games/<int:game_id>/invitation/",
+        api.GameInvitationView.as_view(),
+        name="game-invitation",
+    ),
+    path(
+        "invitations/<str:token>/accept/",
+        api.InvitationAcceptView.as_view(),
+        name="invitation-accept",
+    ),
     path("kinds/", api.KindListView.as_view(), name="kind-list"),
 ]
