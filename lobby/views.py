@@ -110,8 +110,16 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "game_id", flat=True
         )
     )
+    inviting = set(
+        Game.objects.filter(
+            pk__in=seated, creator=request.user, private=True, status=Game.Status.WAITING
+        )
+        .exclude(kind__in=[key for key, kind in registry.KINDS.items() if kind.solo])
+        .values_list("pk", flat=True)
+    )
     for game in games:
         game["seated"] = game["id"] in seated
+        game["inviting"] = game["id"] in inviting
         game["status_label"] = Game.Status(game["status"]).label
         game["kind_label"] = kind_label(game["kind"])
         kind = registry.KINDS.get(game["kind"])
@@ -138,7 +146,11 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "chat": chat,
             "new_game": new_game,
             "is_guest": is_guest(request.user),
-            "page_data": {"user": request.user.pk, "seated": sorted(seated)},
+            "page_data": {
+                "user": request.user.pk,
+                "seated": sorted(seated),
+                "inviting": sorted(inviting),
+            },
             "strings": lobby_strings(),
         },
     )
@@ -157,6 +169,7 @@ def lobby_strings() -> dict:
         "error": gettext("The server refused: %(message)s"),
         "join": gettext("Join"),
         "open": gettext("Open"),
+        "invite": gettext("Invite"),
         "you": gettext("you"),
         "seats": gettext("%(players)s of %(max)s seats"),
         "no_games": gettext("No games here right now."),

@@ -5,6 +5,7 @@ renewed link makes every older one invalid, and no token opens another game than
 from __future__ import annotations
 
 import html
+import json
 import re
 from urllib.parse import quote
 
@@ -223,22 +224,23 @@ def test_no_token_opens_another_game_than_its_own(alice, bob, charlie):
     mine = private_game(bob)
     target = private_game(alice)
     token = token_of(mine)
-    data = signing.loads(token, salt=invitations.SALT)
+    data = signing.Signer(salt=invitations.SALT).unsign_object(token)
     assert data["g"] == mine.pk
     target_data = {"g": target.pk, "n": Game.objects.get(pk=target.pk).invitation_nonce}
     payload = signing.b64_encode(signing.JSONSerializer().dumps(target_data)).decode()
     forged = [
         f"{payload}:{token.rsplit(':', 1)[1]}",
-        signing.dumps(target_data, salt="notifications.unsubscribe"),
-        signing.dumps(target_data),  # no salt
-        signing.dumps({"g": target.pk, "n": data["n"]}, salt=invitations.SALT, key="guessed"),
+        signing.Signer(salt="notifications.unsubscribe").sign_object(target_data),
+        signing.Signer().sign_object(target_data),  # no salt
+        signing.dumps(target_data, salt=invitations.SALT),  # with a timestamp
+        signing.Signer(key="guessed", salt=invitations.SALT).sign_object(target_data),
     ]
     for token_text in forged:
         response = accept(charlie, token_text)
         assert response.status_code == 404, token_text
         assert response.json()["code"] == "invitation_invalid"
     # Only the server signs: its own token with bob's nonce and alice's game is stale.
-    mixed = signing.dumps({"g": target.pk, "n": data["n"]}, salt=invitations.SALT)
+    mixed = signing.Signer(salt=invitations.SALT).sign_object({"g": target.pk, "n": data["n"]})
     assert accept(charlie, mixed).status_code == 410
     assert accept(charlie, token).json()["id"] == mine.pk
     assert seated(target) == {alice.pk}
@@ -251,7 +253,7 @@ def test_no_token_opens_another_game_than_its_own(alice, bob, charlie):
 )
 def test_a_signed_token_with_odd_contents_is_invalid_not_a_crash(alice, bob, data):
     private_game(alice)
-    token = signing.dumps(data, salt=invitations.SALT)
+    token = signing.Signer(salt=invitations.SALT).sign_object(data)
     response = accept(bob, token)
     assert response.status_code == 404
     assert response.json()["code"] == "invitation_invalid"
@@ -396,3 +398,24 @@ def test_the_schema_documents_the_invitation_endpoints():
     assert set(schema["paths"]["/api/games/{game_id}/invitation/"]) >= {"get", "post"}
     accept_path = schema["paths"]["/api/invitations/{token}/accept/"]["post"]
     assert {"200", "404", "409", "410"} <= set(accept_path["responses"])
+
+
+def test_the_lobby_entry_of_my_private_waiting_game_leads_to_its_invitation(alice, bob):
+    game = private_game(alice)
+    game_join(game_id=game.pk, user=bob)
+    public = game_create(user=alice, name="Offen", max_players=3)
+    mine = browser(alice).get("/").content.decode()
+    assert f'href="/games/{game.pk}/#invitation">Invite</a>' in mine
+    assert f'href="/games/{public.pk}/">Open</a>' in mine
+    assert json_block(mine, "lobby-data")["inviting"] == [game.pk]
+    theirs = browser(bob).get("/").content.decode()
+    assert "#invitation" not in theirs
+    assert json_block(theirs, "lobby-data")["inviting"] == []
+    game_start(game_id=game.pk, user=alice)
+    assert json_block(browser(alice).get("/").content.decode(), "lobby-data")["inviting"] == []
+
+
+def json_block(page: str, block_id: str):
+    match = re.search(rf'<script id="{block_id}" type="application/json">(.*?)</script>', page)
+    assert match, block_id
+    return json.loads(match.group(1))

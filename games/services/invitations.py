@@ -21,7 +21,7 @@ from games.services.base import kind_of, locked, valid_game_id
 from games.services.lifecycle import do_game_join
 
 SALT = "games.invitation"
-# A token the site makes is some 60 characters; anything much longer is not one of them.
+# A token the site makes is some 70 characters; anything much longer is not one of them.
 TOKEN_MAX_LENGTH = 200
 
 
@@ -38,7 +38,8 @@ class InvitationRevoked(ServiceError):
 
 
 def invitation_token(game: Game) -> str:
-    return signing.dumps({"g": game.pk, "n": game.invitation_nonce}, salt=SALT)
+    # No timestamp: the link stays the same until the creator renews it.
+    return signing.Signer(salt=SALT).sign_object({"g": game.pk, "n": game.invitation_nonce})
 
 
 def read_token(token: object) -> tuple[int, str]:
@@ -46,7 +47,7 @@ def read_token(token: object) -> tuple[int, str]:
     if not isinstance(token, str) or not 0 < len(token) <= TOKEN_MAX_LENGTH:
         raise InvitationInvalid("this invitation link is not valid")
     try:
-        data = signing.loads(token, salt=SALT)
+        data = signing.Signer(salt=SALT).unsign_object(token)
     except (signing.BadSignature, ValueError, UnicodeDecodeError):
         raise InvitationInvalid("this invitation link is not valid") from None
     game_id, nonce = (data.get("g"), data.get("n")) if isinstance(data, dict) else (None, None)

@@ -76,7 +76,13 @@ def test_the_creator_copies_the_link_and_a_newcomer_takes_a_seat_by_it(new_page,
 def test_the_link_fits_a_phone_and_a_renewed_link_shows_the_refusal(new_page, screenshot):
     host = new_page("Gastgeber", lang="de", **PHONE)
     game_id = private_game(host)
-    host.goto(f"/games/{game_id}/")
+    host.goto("/")  # the lobby's entry of the game leads to the link
+    invite = host.locator(f'#games-waiting a[href="/games/{game_id}/#invitation"]')
+    expect(invite).to_have_text("Einladen")
+    assert_page_sound(host, "the lobby on a phone", new_page.watch(host))
+    with host.expect_navigation():
+        invite.click()
+    expect(host.locator("#invitation-link")).to_be_in_viewport()
     old = host.locator("#invitation-link").input_value()
     boxes_apart(host, "#invitation-link", "#invitation-copy-button")
     assert_page_sound(host, "the creator's waiting room on a phone", new_page.watch(host))
