@@ -4,13 +4,16 @@ renewed link makes every older one invalid, and no token opens another game than
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
+import threading
 from urllib.parse import quote
 
 import pytest
 from django.core import signing
+from django.db import connection, connections
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -177,6 +180,42 @@ def test_the_link_of_a_deleted_game_is_a_404(alice, bob):
 
 def test_accepting_needs_a_login():
     assert APIClient().post("/api/invitations/x/accept/").status_code == 401
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks are PostgreSQL's")
+@pytest.mark.django_db(transaction=True)
+def test_two_people_at_once_for_the_last_seat_get_one_seat_and_one_full(
+    alice, bob, charlie, monkeypatch
+):
+    game = private_game(alice, seats=2)
+    token = token_of(game)
+    check = invitations.check_invitation_accept
+    read = threading.Barrier(2, timeout=1)
+
+    def check_then_wait(**args):
+        checked = check(**args)
+        with contextlib.suppress(threading.BrokenBarrierError):
+            read.wait()  # both read at once unless the game's lock keeps the other out
+        return checked
+
+    monkeypatch.setattr(invitations, "check_invitation_accept", check_then_wait)
+    refusals: list[str] = []
+
+    def press(user) -> None:
+        try:
+            invitations.invitation_accept(token=token, user=user)
+        except invitations.ServiceError as refused:
+            refusals.append(refused.code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=press, args=(user,)) for user in (bob, charlie)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert refusals == ["full"]
+    assert len(seated(game)) == 2
 
 
 # ------------------------------------------------------------------------- an attacker's tokens
