@@ -22,6 +22,7 @@ from games.services import invitations
 from games.services.admin import game_abort
 from games.services.lifecycle import game_create, game_join, game_start
 from lobby.models import Guest
+from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -385,6 +386,21 @@ def test_a_newcomer_chooses_a_name_and_sits_at_the_table_as_a_guest(alice):
     assert seated(game) == {alice.pk, guest.pk}
     table = client.get(f"/games/{game.pk}/").content.decode()
     assert "Neuling" in table
+
+
+def test_an_account_logs_in_on_the_way_and_comes_back_to_the_invitation(alice, bob):
+    game = private_game(alice)
+    token = token_of(game)
+    client = browser()
+    page = html.unescape(client.get(f"/invite/{token}/").content.decode())
+    login = re.search(r'href="(/login/\?next=[^"]+)"', page).group(1)
+    answer = client.post(login, {"username": "bob", "password": PASSWORD}, follow=True)
+    assert answer.redirect_chain[-1][0] == f"/invite/{token}/"
+    assert 'id="invitation-accept"' in answer.content.decode()
+    response = client.post(f"/invite/{token}/")
+    assert response["Location"] == f"/games/{game.pk}/"
+    assert seated(game) == {alice.pk, bob.pk}
+    assert not Guest.objects.filter(user=bob).exists()
 
 
 def test_a_newcomer_whose_name_is_taken_stays_on_the_invitation(alice):
