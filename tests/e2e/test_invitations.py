@@ -72,6 +72,12 @@ def test_the_creator_copies_the_link_and_a_newcomer_takes_a_seat_by_it(new_page,
     assert_page_sound(guest, "the table on a phone", new_page.watch(guest))
     screenshot(guest, "invitation-seated-375")
 
+    response = host.goto(link[:-3] + "/")  # a cut link
+    assert response.status == 404
+    expect(host.locator("#invitation-refused")).to_have_attribute("data-code", "invitation_invalid")
+    expect(host.locator("#invitation-refused")).to_contain_text("copied whole")
+    screenshot(host, "invitation-tampered-1366")
+
 
 def test_the_link_fits_a_phone_and_a_renewed_link_shows_the_refusal(new_page, screenshot):
     host = new_page("Gastgeber", lang="de", **PHONE)
