@@ -8,12 +8,19 @@ engine. Nothing here is sent to a client
 directly: views come from ``games.selectors``.
 """
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.fields import JSONField
+
+
+def new_invitation_nonce() -> str:
+    """A fresh per-game secret part of the invitation link (``games.services.invitations``)."""
+    return secrets.token_urlsafe(12)
 
 
 class Game(models.Model):
@@ -67,6 +74,9 @@ class Game(models.Model):
     # Whether a computer-played seat must act now: the sweeper restarts the bots of such a
     # game only (``games.sweeper``), not of the many waiting for a person.
     computer_to_move = models.BooleanField(default=False)
+    # Signed into the game's invitation link; a new one (the creator's "new link") makes
+    # every link given out before it invalid.
+    invitation_nonce = models.CharField(max_length=24, default=new_invitation_nonce, editable=False)
 
     class Meta:
         ordering = ["-created", "-id"]

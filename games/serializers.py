@@ -290,6 +290,14 @@ class RematchSerializer(serializers.Serializer):
     )
 
 
+class InvitationSerializer(serializers.Serializer):
+    game = serializers.IntegerField(help_text="the game the link invites to")
+    token = serializers.CharField(
+        help_text="the signed token; `POST /api/invitations/{token}/accept/`"
+    )
+    url = serializers.CharField(help_text="the link to give out: the invitation's page")
+
+
 class RematchAnswerSerializer(serializers.Serializer):
     accept = serializers.BooleanField(
         default=True, help_text="true: play again (the default); false: decline"

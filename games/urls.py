@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games import api
+from games import api, invitation_api
 
 urlpatterns = [
     path("games/", api.GameListView.as_view(), name="game-list"),
@@ -14,5 +14,15 @@ urlpatterns = [
     path("games/<int:game_id>/log/", api.GameLogView.as_view(), name="game-log"),
     path("games/<int:game_id>/hint/", api.GameHintView.as_view(), name="game-hint"),
     path("games/<int:game_id>/rematch/", api.GameRematchView.as_view(), name="game-rematch"),
+    path(
+        "games/<int:game_id>/invitation/",
+        invitation_api.GameInvitationView.as_view(),
+        name="game-invitation",
+    ),
+    path(
+        "invitations/<str:token>/accept/",
+        invitation_api.InvitationAcceptView.as_view(),
+        name="invitation-accept",
+    ),
     path("kinds/", api.KindListView.as_view(), name="kind-list"),
 ]

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from games import errors, kinds, queries, registry, selectors, turns
 from games.colors import color_letters, color_names
 from games.models import Game
+from games.services.invitations import invitation_token
 from rankings import selectors as rankings
 
 
@@ -183,9 +184,23 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "achievements": rankings.achievements_of(request.user.pk, game.kind),
         "day_name": selectors.day_name(game.kind, game.options),
         "pace_words": turns.pace_words().get(game.turn_seconds) if game.turn_based else None,
+        "invitation_url": invitation_url(request, game, kind),
         **kind.glue.page_context(game),
     }
     return render(request, "games/game.html", context)
+
+
+def invitation_url(request: HttpRequest, game: Game, kind: registry.GameKind) -> str | None:
+    """The invitation link, for the creator of a private game waiting for players."""
+    if (
+        kind.solo
+        or not game.private
+        or game.status != Game.Status.WAITING
+        or game.creator_id != request.user.pk
+    ):
+        return None
+    path = reverse("invitation", kwargs={"token": invitation_token(game)})
+    return request.build_absolute_uri(path)
 
 
 RULES_LANGUAGES = ("de", "en")  # the first is the default

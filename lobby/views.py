@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games import errors, registry, selectors, turns
 from games.models import Game, Seat
+from games.services import invitations
 from games.services.lifecycle import game_join
 from lobby.api import GuestThrottle, RegisterThrottle, login_allowed
 from lobby.consumers import chat_history, games_list
@@ -70,18 +71,10 @@ def home(request: HttpRequest) -> HttpResponse:
         return lobby(request)
     form = GuestForm(request.POST if request.method == "POST" else None)
     chosen = registry.KINDS.get(request.POST.get("kind", ""))  # a game's own "Play" button
-    if request.method == "POST":
-        throttle = GuestThrottle()
-        if not throttle.allow_request(request, None):
-            form.add_error(
-                None,
-                gettext("Too many new players from your address. Please wait a minute."),
-            )
-        elif form.is_valid() and (guest := form.save()) is not None:
-            login(request, guest.user, backend=BACKEND)
-            if chosen:
-                return redirect(f"{reverse('home')}?kind={chosen.key}#new-game")
-            return redirect(next_path(request))
+    if request.method == "POST" and new_guest(request, form):
+        if chosen:
+            return redirect(f"{reverse('home')}?kind={chosen.key}#new-game")
+        return redirect(next_path(request))
     context = {
         "form": form,
         "next": next_path(request),
@@ -89,6 +82,20 @@ def home(request: HttpRequest) -> HttpResponse:
         "chosen_kind": chosen,
     }
     return render(request, "home.html", context)
+
+
+def new_guest(request: HttpRequest, form: GuestForm) -> bool:
+    """Log in as a new guest with the name of the (bound) ``form``; False, with the reason on
+    the form, when the name is refused or too many guests came from this address lately."""
+    if not GuestThrottle().allow_request(request, None):
+        form.add_error(
+            None, gettext("Too many new players from your address. Please wait a minute.")
+        )
+        return False
+    if form.is_valid() and (guest := form.save()) is not None:
+        login(request, guest.user, backend=BACKEND)
+        return True
+    return False
 
 
 def kind_label(key: str) -> str:
@@ -103,8 +110,16 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "game_id", flat=True
         )
     )
+    inviting = set(
+        Game.objects.filter(
+            pk__in=seated, creator=request.user, private=True, status=Game.Status.WAITING
+        )
+        .exclude(kind__in=[key for key, kind in registry.KINDS.items() if kind.solo])
+        .values_list("pk", flat=True)
+    )
     for game in games:
         game["seated"] = game["id"] in seated
+        game["inviting"] = game["id"] in inviting
         game["status_label"] = Game.Status(game["status"]).label
         game["kind_label"] = kind_label(game["kind"])
         kind = registry.KINDS.get(game["kind"])
@@ -131,7 +146,11 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "chat": chat,
             "new_game": new_game,
             "is_guest": is_guest(request.user),
-            "page_data": {"user": request.user.pk, "seated": sorted(seated)},
+            "page_data": {
+                "user": request.user.pk,
+                "seated": sorted(seated),
+                "inviting": sorted(inviting),
+            },
             "strings": lobby_strings(),
         },
     )
@@ -150,6 +169,7 @@ def lobby_strings() -> dict:
         "error": gettext("The server refused: %(message)s"),
         "join": gettext("Join"),
         "open": gettext("Open"),
+        "invite": gettext("Invite"),
         "you": gettext("you"),
         "seats": gettext("%(players)s of %(max)s seats"),
         "turn_based": {str(seconds): words for seconds, words in turns.pace_words().items()},
@@ -171,6 +191,81 @@ def join(request: HttpRequest, game_id: int) -> HttpResponse:
             messages.error(request, service_messages().get(error.code, error.message))
             return redirect("home")
     return redirect(game_path(game_id))
+
+
+# ---------------------------------------------------------------------------- invitations
+
+
+def invitation_refusals() -> dict[str, str]:
+    """Why an invitation link gives no seat, in the page's language."""
+    return {
+        "invitation_invalid": gettext(
+            "This invitation link is not valid. Check that it was copied whole, or ask for"
+            " the link again."
+        ),
+        "invitation_revoked": gettext(
+            "This invitation link no longer works: the game's creator made a new one. Ask"
+            " them for it."
+        ),
+        "not_found": gettext("This game does not exist."),
+        "full": gettext("This game is full: every seat is taken."),
+        "started": gettext("This game has already started: it takes no more players."),
+        "game_over": gettext("This game is over."),
+    }
+
+
+def invitation_refused(request: HttpRequest, refused: errors.ServiceError) -> HttpResponse:
+    text = invitation_refusals().get(refused.code, refused.message)
+    context = {"refused": text, "code": refused.code}
+    return render(request, "lobby/invitation.html", context, status=refused.status)
+
+
+@require_http_methods(["GET", "POST"])
+def invitation(request: HttpRequest, token: str) -> HttpResponse:
+    """An invitation link: a free seat for whoever opens it and says so (a newcomer chooses
+    a name on the way and plays as a guest), the table for someone seated there, or why not.
+
+    Opening the link takes no seat by itself: link previews and prefetches open links too.
+    """
+    user = request.user if request.user.is_authenticated else None
+    try:
+        found = invitations.invitation_preview(token=token, user=user)
+    except errors.ServiceError as refused:
+        return invitation_refused(request, refused)
+    if found.seat is not None:
+        return redirect(game_path(found.game.pk))
+    form = GuestForm(request.POST if request.method == "POST" and user is None else None)
+    if request.method == "POST" and (user is not None or new_guest(request, form)):
+        try:
+            invitations.invitation_accept(token=token, user=request.user)
+        except errors.ServiceError as refused:
+            return invitation_refused(request, refused)
+        return redirect(game_path(found.game.pk))
+    game = found.game
+    context = {
+        "game": game,
+        "kind": registry.KINDS.get(game.kind),
+        "creator": game.creator.get_username() if game.creator else "",
+        "players": game.seats.count(),
+        "form": form if user is None else None,
+        "next": request.path,
+    }
+    return render(request, "lobby/invitation.html", context)
+
+
+@login_required
+@require_POST
+def invitation_renew(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The creator's new link (the game page's button); every older link stops working."""
+    try:
+        invitations.invitation_rotate(game_id=game_id, user=request.user)
+    except errors.ServiceError as refused:
+        messages.error(request, refused.message)
+    else:
+        messages.success(
+            request, gettext("A new invitation link is ready; the old one no longer works.")
+        )
+    return redirect(game_path(game_id) + "#invitation")
 
 
 @login_required

@@ -30,6 +30,7 @@ from schemathesis.checks import (
 from games.models import Game
 from games.moves import play
 from games.serializers import LIST_MAX_OFFSET
+from games.services.invitations import invitation_token
 from games.services.lifecycle import game_create, game_join, game_start
 from lobby.models import Guest
 from ratumrad_site.wsgi import application
@@ -77,11 +78,22 @@ def world(db, settings, django_capture_on_commit_callbacks):
     game_start(game_id=again.pk, user=guest)
     with django_capture_on_commit_callbacks(execute=True):  # finished: the guest may play again
         play.move_apply(game_id=again.pk, user=guest, move={"type": "VOTE_END", "end": True})
+    private = game_create(user=guest, name="Hinterzimmer", max_players=3, private=True)
+    invited = game_create(user=host, name="Stammtisch", max_players=5, private=True)
     world = {
         "token": guest.auth_token.key,
         "ids": {
-            "game_id": [joinable.pk, startable.pk, dealt.pk, over.pk, solo.pk, again.pk],
+            "game_id": [
+                joinable.pk,
+                startable.pk,
+                dealt.pk,
+                over.pk,
+                solo.pk,
+                again.pk,
+                private.pk,
+            ],
             "user_id": [*over.seats.values_list("user_id", flat=True), guest.pk],
+            "token": [invitation_token(invited)],
         },
         "cases": itertools.count(),
         "statuses": set(),  # of the documented method (schemathesis also tries others)

@@ -49,7 +49,7 @@ def test_a_logged_in_player_gets_the_lobby_with_its_script_and_strings(alice):
     strings = json_block(html, "lobby-strings")
     assert strings["status"]["FINAL_ROUND"] == "final round"
     assert strings["errors"]["full"] == "This game is full."
-    assert json_block(html, "lobby-data") == {"user": alice.pk, "seated": []}
+    assert json_block(html, "lobby-data") == {"user": alice.pk, "seated": [], "inviting": []}
     assert 'href="/rules/"' in html
     assert 'id="connection-banner" role="status" hidden' in html
 

@@ -1,8 +1,9 @@
 """Every change to a game goes through here; consumers, API views and the admin only call these.
 
-One module a responsibility: ``lifecycle`` (create, join, deal, play again), ``seats`` (leave,
-take a seat back, the computer standing in when a turn runs out), ``admin`` (end now, call
-off), ``chat``; a move is ``games.moves``. ``record`` writes a change and ``base`` holds what
+One module a responsibility: ``lifecycle`` (create, join, deal, play again), ``invitations``
+(a private game's link, a seat by it), ``seats`` (leave, take a seat back, the computer
+standing in when a turn runs out), ``admin`` (end now, call off), ``chat``; a move is
+``games.moves``. ``record`` writes a change and ``base`` holds what
 they share. The game's kind (``games.registry``) supplies the engine and the projections;
 nothing here knows the rules of any game. Messages to clients leave only after the commit
 (``transaction.on_commit``), each seat its own view, spectators the public view

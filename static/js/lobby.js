@@ -8,6 +8,7 @@ import "./new_game.js";
 const strings = JSON.parse(document.getElementById("lobby-strings").textContent);
 const page = JSON.parse(document.getElementById("lobby-data").textContent);
 const seated = new Set(page.seated);
+const inviting = new Set(page.inviting); // the private waiting games this user created
 const csrfToken = document.querySelector("input[name=csrfmiddlewaretoken]")?.value ?? "";
 
 const FINISHED_SHOWN = 20;
@@ -143,11 +144,13 @@ function gameItem(game, group) {
   ]);
   if (group === "waiting") {
     if (seated.has(game.id)) {
+      // The creator of a private game finds its invitation link on the game page.
+      const invite = inviting.has(game.id);
       item.append(
         element("a", {
           className: "button button-small button-secondary game-action",
-          text: strings.open,
-          attributes: { href: gamePath(game.id) },
+          text: invite ? strings.invite : strings.open,
+          attributes: { href: invite ? `${gamePath(game.id)}#invitation` : gamePath(game.id) },
         }),
       );
     } else if (game.players < game.max_players) {
