@@ -1,6 +1,7 @@
 """The system notification when it becomes your move while the game's tab is hidden, in a real
 browser: exactly one, titled with the game's name, saying "Your move in <kind>" in the page's
-language, tagged with the game's id, bringing the tab to the front when clicked; none while
+language, tagged with the game's id, bringing the tab to the front when clicked (a live game
+against the computer, a turn-based one between two people, RAGE in German); none while
 the tab is visible, none with the head's toggle off (remembered across a reload); the head's
 button that asks the browser for its permission, shown only while it has not been asked, and
 the note once it refused; none of it on a solo game's page; the head still fits a laptop and a
@@ -174,6 +175,42 @@ def test_no_notification_with_the_toggle_off_and_the_choice_is_remembered(new_pa
     pass_the_turn(tilda)
     wait_for_my_turn(tilda)
     assert [item["body"] for item in notifications(page)] == ["Your move in Rat um Rad"]
+
+
+def test_a_turn_based_game_notifies_the_hidden_tab_when_the_other_person_has_moved(new_page):
+    alma = allowed_page(new_page, "Alma", "en")
+    ben = new_page("Ben", lang="en")
+    body = {"name": "Fernpartie", "max_players": 2, "bots": 0, "pace": "turn_based"}
+    answer = call(alma, "POST", "/api/games/", {**body, "turn_seconds": 43200})
+    assert answer["status"] == 201, answer
+    game_id = answer["body"]["id"]
+    assert call(ben, "POST", f"/api/games/{game_id}/join/")["status"] == 200
+    assert call(alma, "POST", f"/api/games/{game_id}/start/")["status"] == 200
+    players = []
+    for page in (alma, ben):
+        page.goto(f"/games/{game_id}/")
+        wait_until_connected(page)
+        expect(page.locator("#game-pace")).to_be_visible()
+        player = Player(page, new_page.guest(page)["user"]["name"], [])
+        choose_short_destination_cards(player, keep=2)
+        players.append(player)
+    first, second = players
+    deadline = time.monotonic() + 10
+    while not (mover := [p for p in players if p.locator("#turn-line.mine").count()]):
+        assert time.monotonic() < deadline, "nobody's move after the cards were chosen"
+        alma.wait_for_timeout(40)
+    if mover[0] is first:  # Alma moves first: she passes on a hidden tab
+        hide(alma)
+        pass_the_turn(first)
+    else:
+        hide(alma)
+    wait_for_my_turn(second)
+    assert notifications(alma) == []
+    pass_the_turn(second)  # Ben's two cards: the move becomes Alma's
+    wait_for_my_turn(first)
+    assert notifications(alma) == [
+        {"title": "Fernpartie", "body": "Your move in Rat um Rad", "tag": str(game_id)}
+    ]
 
 
 def test_the_button_asks_for_the_permission_once_and_then_gives_way_to_the_toggle(new_page):
