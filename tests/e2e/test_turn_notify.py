@@ -7,9 +7,10 @@ button that asks the browser for its permission, shown only while it has not bee
 the note once it refused; none of it on a solo game's page; the head still fits a laptop and a
 phone.
 
-A headless Chromium page is always visible (document.visibilityState stays "visible"; CDP's
-focus emulation changes focus, not visibility, and freezing the page's lifecycle would stop
-its scripts, and so the socket's news, altogether). So the spies below replace the document's
+A headless Chromium page is always visible (document.visibilityState stays "visible", even
+with another page of its context brought to the front; CDP's Emulation.setFocusEmulationEnabled
+changes focus, not visibility; freezing the page's lifecycle would stop its scripts, and so the
+socket's news, altogether). So the spies below replace the document's
 visibilityState and hidden getters with ones a test switches, dispatching visibilitychange as
 a browser does: the page's scripts see a hidden tab while the socket and the clicks work on."""
 
@@ -83,6 +84,18 @@ PERMISSION = """
         window.__asked += 1;
         window.__permission = window.__answer;
         return Promise.resolve(window.__permission);
+    };
+})();
+"""
+# Counts the calls of the browser's own Notification.requestPermission (window.__asked) and
+# lets it answer: headless Chromium shows no prompt and answers "denied" at once.
+COUNT_REQUESTS = """
+(() => {
+    window.__asked = 0;
+    const request = Notification.requestPermission.bind(Notification);
+    Notification.requestPermission = (...args) => {
+        window.__asked += 1;
+        return request(...args);
     };
 })();
 """
@@ -235,11 +248,13 @@ def test_the_button_asks_for_the_permission_once_and_then_gives_way_to_the_toggl
 
 
 def test_a_refused_permission_leaves_a_short_note_in_german(new_page):
+    """The browser's own permission, not a stand-in: a new context has not been asked."""
     page = new_page("Greta", lang="de")
-    page.add_init_script(PERMISSION + "window.__answer = 'denied';")
+    page.add_init_script(COUNT_REQUESTS)
     game_id = game_against_a_bot(page)
     page.goto(f"/games/{game_id}/")
     expect(page.locator("#start-button")).to_be_visible()  # the shell has rendered
+    assert page.evaluate("() => Notification.permission") == "default"
     ask = page.locator(ASK)
     expect(ask).to_have_text("Benachrichtigen")
     ask.click()
@@ -248,6 +263,11 @@ def test_a_refused_permission_leaves_a_short_note_in_german(new_page):
     expect(page.locator(DENIED)).to_be_visible()
     expect(page.locator(DENIED)).to_have_text("Benachrichtigungen blockiert")
     expect(page.locator(TOGGLE)).to_be_hidden()
+    page.reload()  # the browser keeps the refusal: the note, never the button again
+    expect(page.locator("#start-button")).to_be_visible()
+    expect(page.locator(DENIED)).to_be_visible()
+    expect(ask).to_be_hidden()
+    assert page.evaluate("() => window.__asked") == 0
 
 
 def test_a_hidden_rage_tab_is_notified_in_german(new_page):
