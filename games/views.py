@@ -85,6 +85,7 @@ def ui_strings() -> dict:
         "results_you": _("You have {total} points."),
         "results_you_one": _("You have {total} point."),
         "turn_title": _("▶ Your turn · {title}"),
+        "notify_body": _("Your move in {kind}"),
         "achievement_earned": _("earned"),
         "achievement_new": pgettext("an achievement earned in this game", "new"),
         "rematch": rematch_strings(),

@@ -156,3 +156,30 @@ def test_a_table_game_keeps_its_chat_panel(client, alice, bob, kind):
     html = page(client, game.pk, bob).content.decode()
     for element in ('id="chat-panel"', 'id="chat-form"', 'id="chat-send"'):
         assert element in html
+
+
+NOTIFY_CONTROLS = ('id="notify-ask"', 'id="notify-toggle"', 'id="notify-denied"')
+
+
+@pytest.mark.parametrize("kind", ["ratumrad", "rage"])
+def test_a_table_game_hands_its_script_the_turn_notification_in_german(client, alice, bob, kind):
+    game = game_create(user=alice, name='<b>"Zu zweit"</b>', kind=kind, max_players=3)
+    game_join(game_id=game.pk, user=bob)
+    client.cookies["django_language"] = "de"
+    response = page(client, game.pk, bob)
+    html = response.content.decode()
+    for element in NOTIFY_CONTROLS:  # shown by the script as the browser's permission says
+        assert re.search(rf"<(button|span) [^>]*{element}[^>]* hidden>", html), element
+    assert 'data-game-name="&lt;b&gt;&quot;Zu zweit&quot;&lt;/b&gt;"' in html
+    kind_name = {"ratumrad": "Rat um Rad", "rage": "RAGE"}[kind]
+    assert f'data-kind-name="{kind_name}"' in html
+    assert script_data(response, "ui-strings")["notify_body"] == "Du bist am Zug in {kind}"
+    assert ">Benachrichtigen</button>" in html
+
+
+def test_a_solo_game_of_road_to_300_has_no_turn_notification(client, alice):
+    game = game_create(user=alice, name="Allein", kind="road300")
+    html = page(client, game.pk, alice).content.decode()
+    assert 'id="sound-toggle"' in html
+    for element in NOTIFY_CONTROLS:
+        assert element not in html

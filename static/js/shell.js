@@ -51,13 +51,16 @@
 //   screen's score sheet (so resultColumns sees the state render got).
 //
 // The turn line's `mine` also drives the turn signal (game/turn-signal.js): the page title's
-// "▶ Your turn" prefix and a beep when the move becomes the viewer's (sound toggle in the head).
+// "▶ Your turn" prefix and a beep when the move becomes the viewer's (sound toggle in the head),
+// and a system notification then when the tab is hidden (game/turn-notify.js; the head's
+// button asks the browser's permission, its toggle switches it off).
 import { createClient } from "./client.js";
 import { cookie, format, openModal } from "./game/dom.js";
 import { Chat, Feed } from "./game/feed.js";
 import { renderNewAchievements } from "./game/achievements.js";
 import { renderResults } from "./game/results.js";
 import { inPlay, legalOf } from "./game/state.js";
+import { TurnNotifier } from "./game/turn-notify.js";
 import { TurnSignal } from "./game/turn-signal.js";
 import { renderWaiting } from "./game/waiting.js";
 
@@ -74,7 +77,20 @@ const userId = Number(root.dataset.userId);
 
 let confirmAction = null;
 let noticeTimer = null;
-const turnSignal = new TurnSignal({ button: $("sound-toggle"), titleTemplate: T.turn_title });
+const turnNotifier = new TurnNotifier({
+  ask: $("notify-ask"),
+  toggle: $("notify-toggle"),
+  denied: $("notify-denied"),
+  title: root.dataset.gameName,
+  body: format(T.notify_body, { kind: root.dataset.kindName }),
+  tag: root.dataset.gameId,
+});
+const turnSignal = new TurnSignal({
+  button: $("sound-toggle"),
+  titleTemplate: T.turn_title,
+  onMyTurn: () => turnNotifier.myTurn(),
+  onTurnOver: () => turnNotifier.close(),
+});
 
 // The table's data: each json_script block of its template's "data" part, by element id.
 function tableData() {
@@ -188,6 +204,7 @@ function renderTurnLine(state) {
   line.classList.toggle("mine", mine);
   if (line.textContent !== text) line.textContent = text;
   line.hidden = !text;
+  turnNotifier.update(Boolean(state.you));
   turnSignal.update(mine && Boolean(text), Boolean(state.you));
 }
 

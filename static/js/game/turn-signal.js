@@ -2,7 +2,9 @@
 // page's title starts with "▶ Your turn · " (seen on a background tab); when it becomes so, a
 // short beep (WebAudio, no sound file). Browsers let a page make sound only once its visitor
 // has interacted with it, so the beep waits for a first click or key; and the visitor may
-// switch it off with the sound button (aria-pressed), which this browser remembers.
+// switch it off with the sound button (aria-pressed), which this browser remembers. Others
+// that act when the move becomes the viewer's and when it stops being so (the notification of
+// game/turn-notify.js) pass onMyTurn and onTurnOver.
 import { format } from "./dom.js";
 
 const STORAGE_KEY = "ratumrad.turnSound"; // "off", or nothing: the sound is on
@@ -26,10 +28,13 @@ function writeSoundOn(on) {
 }
 
 export class TurnSignal {
-  // button: the sound toggle; titleTemplate: "▶ Your turn · {title}" in the page's language.
-  constructor({ button, titleTemplate }) {
+  // button: the sound toggle; titleTemplate: "▶ Your turn · {title}" in the page's language;
+  // onMyTurn, onTurnOver: called when the move becomes the viewer's and when it stops being so.
+  constructor({ button, titleTemplate, onMyTurn = () => {}, onTurnOver = () => {} }) {
     this.button = button;
     this.titleTemplate = titleTemplate;
+    this.onMyTurn = onMyTurn;
+    this.onTurnOver = onTurnOver;
     this.baseTitle = document.title;
     this.mine = null; // unknown before the first update: a page opened on your move is silent
     this.soundOn = readSoundOn();
@@ -63,7 +68,12 @@ export class TurnSignal {
     this.mine = Boolean(mine);
     const title = this.mine ? format(this.titleTemplate, { title: this.baseTitle }) : this.baseTitle;
     if (document.title !== title) document.title = title;
-    if (this.mine && was === false) this.beep();
+    if (this.mine && was === false) {
+      this.beep();
+      this.onMyTurn();
+    } else if (!this.mine && was === true) {
+      this.onTurnOver();
+    }
   }
 
   context() {
