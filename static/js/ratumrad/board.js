@@ -601,8 +601,16 @@ export class BoardView {
     const width = tip.offsetWidth;
     let left = (box.left + box.right) / 2 - frame.left - width / 2;
     left = Math.max(4, Math.min(left, frame.width - width - 4));
-    let top = box.top - frame.top - tip.offsetHeight - 6;
-    if (top < 4) top = box.bottom - frame.top + 6;
+    // Above the road where the card fits inside the frame and the window (a road at the top
+    // of a phone's screen has no room above it), else below it.
+    const height = tip.offsetHeight;
+    const windowHeight = document.documentElement.clientHeight;
+    const above = box.top - frame.top - height - 6;
+    const below = box.bottom - frame.top + 6;
+    const fits = (at) => at >= 4 && frame.top + at >= 4 && frame.top + at + height <= windowHeight - 4;
+    let top = below;
+    if (fits(above)) top = above;
+    else if (!fits(below) && above >= 4 && box.top > windowHeight - box.bottom) top = above;
     tip.style.left = `${Math.round(left)}px`;
     tip.style.top = `${Math.round(top)}px`;
   }
