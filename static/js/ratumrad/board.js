@@ -144,8 +144,19 @@ export class BoardView {
       else this.hover(null);
     });
     this.root.addEventListener("pointerleave", () => this.hover(null));
+    // Where a finger was lifted. The browser may move a tap's click several pixels towards
+    // what it takes for the nearest target (touch adjustment): on a phone's whole map that
+    // is the other road of a double, or a neighbour. The road tapped is the one under the
+    // finger.
+    this.lifted = null;
+    this.root.addEventListener("pointerup", (event) => {
+      const { pointerType, pointerId, clientX, clientY } = event;
+      this.lifted = pointerType === "mouse" ? null : { pointerId, clientX, clientY };
+    });
     this.root.addEventListener("click", (event) => {
-      const roadId = this.roadAt(event);
+      const lifted = this.lifted;
+      this.lifted = null;
+      const roadId = this.roadAt(lifted && lifted.pointerId === event.pointerId ? lifted : event);
       this.hover(roadId);
       if (roadId !== null && this.buildable.has(roadId)) this.onActivate(roadId);
     });
@@ -232,7 +243,8 @@ export class BoardView {
     for (const entry of sorted) this.roadLayer.append(entry.group);
   }
 
-  // The road nearest to a pointer event, or null when none runs close enough.
+  // The road nearest to a pointer event (or a point {clientX, clientY}), or null when none
+  // runs close enough.
   roadAt(event) {
     const matrix = this.root.getScreenCTM();
     if (!matrix) return null;
