@@ -402,8 +402,11 @@ export class BoardView {
       }
     });
     group.addEventListener("focus", () => {
-      // Tab may reach a road outside the part of the map in view: it comes into view.
-      if (!this.view.shows(center.x, center.y, 24)) this.view.centreOn(center.x, center.y);
+      // Tab may reach a road outside the part of the map in view: it comes into view. A road
+      // focused by a click or a tap stays where it is: moved, it would leave the pointer
+      // over another road, and the click that follows would take that one.
+      const keyboard = group.matches(":focus-visible");
+      if (keyboard && !this.view.shows(center.x, center.y, 24)) this.view.centreOn(center.x, center.y);
       this.showTip(road.id);
     });
     group.addEventListener("blur", () => this.hideTip(road.id));
