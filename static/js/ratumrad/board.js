@@ -151,7 +151,8 @@ export class BoardView {
     this.lifted = null;
     this.root.addEventListener("pointerup", (event) => {
       const { pointerType, pointerId, clientX, clientY } = event;
-      this.lifted = pointerType === "mouse" ? null : { pointerId, clientX, clientY };
+      const tap = pointerType !== "mouse" && !this.view.dragged; // a drag makes no click
+      this.lifted = tap ? { pointerId, clientX, clientY } : null;
     });
     this.root.addEventListener("click", (event) => {
       const lifted = this.lifted;
@@ -405,8 +406,9 @@ export class BoardView {
       // Tab may reach a road outside the part of the map in view: it comes into view. A road
       // focused by a click or a tap stays where it is: moved, it would leave the pointer
       // over another road, and the click that follows would take that one.
-      const keyboard = group.matches(":focus-visible");
-      if (keyboard && !this.view.shows(center.x, center.y, 24)) this.view.centreOn(center.x, center.y);
+      const pressed = this.view.pointers.size > 0 || this.lifted !== null;
+      const byPointer = pressed && !group.matches(":focus-visible");
+      if (!byPointer && !this.view.shows(center.x, center.y, 24)) this.view.centreOn(center.x, center.y);
       this.showTip(road.id);
     });
     group.addEventListener("blur", () => this.hideTip(road.id));
