@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -641,51 +642,181 @@ def test_on_a_phone_a_tap_shows_a_roads_card_and_a_tap_elsewhere_closes_it(new_p
     page.locator("#board-scroll").scroll_into_view_if_needed()
     for _ in range(3):
         page.locator("#zoom-in").tap()
-
-    def a_road_in_view() -> dict:
-        frame = page.locator("#board-scroll").bounding_box()
-        return next(
-            p
-            for p in page.evaluate(PROBES)
-            if not p["side"]
-            and frame["x"] + 20 < p["x"] < frame["x"] + frame["width"] - 20
-            and frame["y"] + 60 < p["y"] < frame["y"] + frame["height"] - 20
-        )
-
-    probe = a_road_in_view()
+    probe = next(iter(roads_in_view(page).values()))
     page.touchscreen.tap(probe["x"], probe["y"])
     tip = page.locator("#road-tip")
     expect(tip).to_be_visible()
     screenshot(page, "road-card-phone")
-    # A tap elsewhere closes the card.
-    page.locator("#destinations-heading").tap()
+    # A finger that flicks the page, from below the map, closes the card.
+    below = page.locator(".board-hint").bounding_box()
+    swipe(page, (below["x"] + 40, below["y"] + 10), (below["x"] + 40, below["y"] - 40), 0.06)
     expect(tip).to_be_hidden()
-    page.locator("#board-scroll").scroll_into_view_if_needed()
-    probe = a_road_in_view()
+    probe = next(iter(roads_in_view(page).values()))  # where the page came to rest
     page.touchscreen.tap(probe["x"], probe["y"])
     expect(tip).to_be_visible()
-    # So does a finger that scrolls the page, from below the map.
-    below = page.locator(".board-hint").bounding_box()
-    swipe(page, (below["x"] + 40, below["y"] + 10), (below["x"] + 40, below["y"] - 40))
+    # So does a tap elsewhere.
+    page.locator("#destinations-heading").tap()
     expect(tip).to_be_hidden()
 
 
-def swipe(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
-    """One finger down at ``start``, moved to ``end`` and lifted: no tap, no click."""
+def swipe(
+    page: Page, start: tuple[float, float], end: tuple[float, float], seconds: float = 0.3
+) -> None:
+    """One finger down at ``start``, moved to ``end`` in ``seconds`` and lifted: no tap, no
+    click. The touches carry their times, so the speed is the same however busy the machine
+    is: a quick one (a flick, 0.03 s) sends the page gliding on after the finger is lifted,
+    as on a phone; a slow one (0.3 s) does not."""
     cdp = page.context.new_cdp_session(page)
     steps = 6
+    begun = time.time() - seconds  # times in the past: the browser is never ahead of them
     cdp.send(
         "Input.dispatchTouchEvent",
-        {"type": "touchStart", "touchPoints": [{"x": start[0], "y": start[1]}]},
+        {"type": "touchStart", "touchPoints": [{"x": start[0], "y": start[1]}], "timestamp": begun},
     )
     for step in range(1, steps + 1):
         x = start[0] + (end[0] - start[0]) * step / steps
         y = start[1] + (end[1] - start[1]) * step / steps
         cdp.send(
-            "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}
+            "Input.dispatchTouchEvent",
+            {
+                "type": "touchMove",
+                "touchPoints": [{"x": x, "y": y}],
+                "timestamp": begun + seconds * step / steps,
+            },
         )
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.send(
+        "Input.dispatchTouchEvent",
+        {"type": "touchEnd", "touchPoints": [], "timestamp": begun + seconds},
+    )
     cdp.detach()
+
+
+# Resolves once the page and the map have stood still for several frames in a row. A flicked
+# page glides on after the finger is lifted, as on a phone, and a tap while it still glides
+# only stops it: the browser makes no click of it (as every phone's does). A person taps the
+# road where they see it.
+COME_TO_REST = """async () => {
+    const frame = document.getElementById("board-scroll");
+    const board = document.getElementById("board");
+    let last = "";
+    let still = 0;
+    while (still < 8) {
+        await new Promise((done) => requestAnimationFrame(done));
+        const box = frame.getBoundingClientRect();
+        const now = [window.scrollY, box.top, box.left, board.getAttribute("viewBox")].join();
+        still = now === last ? still + 1 : 0;
+        last = now;
+    }
+}"""
+
+
+def come_to_rest(page: Page) -> None:
+    page.evaluate(COME_TO_REST)
+
+
+def roads_in_view(page: Page) -> dict[int, dict]:
+    """Once the page is at rest, one point on the wheels of each road a finger can tap: inside
+    the map's frame (clear of the zoom buttons) and inside the window. When the page glided
+    the map out of the window, it is scrolled back first."""
+    for attempt in range(2):
+        come_to_rest(page)
+        frame = page.locator("#board-scroll").bounding_box()
+        window = page.viewport_size
+        left = max(frame["x"], 0) + 20
+        right = min(frame["x"] + frame["width"], window["width"]) - 20
+        top = max(frame["y"], 0) + 60
+        bottom = min(frame["y"] + frame["height"], window["height"]) - 20
+        found: dict[int, dict] = {}
+        for probe in page.evaluate(PROBES):
+            if not probe["side"] and left < probe["x"] < right and top < probe["y"] < bottom:
+                found.setdefault(probe["road"], probe)
+        if found or attempt:
+            return found
+        page.locator("#board-scroll").scroll_into_view_if_needed()
+    return {}
+
+
+def test_on_a_phone_a_tap_after_any_swipe_opens_the_card_of_the_road_tapped(new_page, screenshot):
+    """Flicks and slow swipes of the page, and of the map (which scroll the page, drag the
+    map, or move nothing), each followed by a tap on another road: its card every time. A
+    quick drag of the map used to leave the browser an unseen fling that ate the next tap."""
+    page = new_page("wanda", lang="en", width=375, height=812, touch=True)
+    open_game(page, keep=False)
+    data = page.evaluate(
+        """() => ({
+            map: JSON.parse(document.getElementById("map-data").textContent),
+            colors: JSON.parse(document.getElementById("ui-strings").textContent).colors,
+        })"""
+    )
+    places = {place["id"]: place["name"] for place in data["map"]["locations"]}
+    roads = {road["id"]: road for road in data["map"]["roads"]}
+    tip = page.locator("#road-tip")
+    board = page.locator("#board")
+    taps = []
+
+    def tap_a_road_and_read_its_card() -> None:
+        in_view = roads_in_view(page)
+        road_id = sorted(in_view)[len(taps) % len(in_view)]  # another road each time
+        taps.append(road_id)
+        page.touchscreen.tap(in_view[road_id]["x"], in_view[road_id]["y"])
+        road = roads[road_id]
+        expect(tip).to_be_visible()
+        expect(tip.locator(".road-tip-title")).to_have_text(
+            f"{places[road['a']]} – {places[road['b']]}"
+        )
+        unit = "wheel" if road["length"] == 1 else "wheels"
+        expect(tip.locator(".road-tip-kind")).to_contain_text(
+            f"{data['colors'][road['color']]}, {road['length']} {unit}"
+        )
+        card = tip.bounding_box()  # all of it in the window
+        assert card["x"] >= 0 and card["x"] + card["width"] <= 375, card
+        assert card["y"] >= 0 and card["y"] + card["height"] <= 812, card
+
+    def where() -> tuple[int, str]:
+        come_to_rest(page)
+        return page.evaluate("() => window.scrollY"), board.get_attribute("viewBox")
+
+    page.locator("#board-scroll").scroll_into_view_if_needed()
+    for zoomed in (False, True):
+        if zoomed:
+            for _ in range(3):
+                page.locator("#zoom-in").tap()
+            expect(board).to_have_class(re.compile(r"\bzoomed\b"))
+        for turn, seconds in enumerate((0.03, 0.3, 0.06)):  # flicks and a slow swipe
+            # A finger scrolls the page from below the map: the card closes.
+            tap_a_road_and_read_its_card()
+            hint = page.locator(".board-hint")
+            if hint.bounding_box()["y"] + 10 > 812:
+                hint.scroll_into_view_if_needed()
+            below = hint.bounding_box()
+            start = (below["x"] + 40, below["y"] + 10)
+            before = where()
+            swipe(page, start, (start[0], start[1] - 50), seconds)
+            expect(tip).to_be_hidden()
+            assert where()[0] > before[0]
+            tap_a_road_and_read_its_card()
+            # A finger on the map: the card closes. While the whole map is in view, a finger
+            # moving up or down scrolls the page and one moving sideways moves nothing; zoomed
+            # in, it drags the map and the page stays.
+            frame = page.locator("#board-scroll").bounding_box()
+            start = (frame["x"] + frame["width"] / 2, max(frame["y"], 0) + 70)
+            sideways = not zoomed and turn == 1
+            end = (start[0] + 80, start[1]) if sideways else (start[0] + 10, start[1] + 60)
+            before = where()
+            swipe(page, start, end, seconds)
+            expect(tip).to_be_hidden()
+            after = where()
+            if zoomed:
+                assert after[1] != before[1] and after[0] == before[0], (before, after)
+            elif sideways:
+                assert after == before
+            else:
+                assert after[0] < before[0] and after[1] == before[1], (before, after)
+    tap_a_road_and_read_its_card()
+    screenshot(page, "road-card-phone-after-swipes")
+    assert len(set(taps)) > 5
+    # No swipe was taken for a tap: nothing asked to build a road.
+    expect(page.locator("#pay-dialog")).to_be_hidden()
 
 
 def test_the_last_move_caption_tells_both_cards_of_a_turn(new_page):

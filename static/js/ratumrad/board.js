@@ -144,8 +144,20 @@ export class BoardView {
       else this.hover(null);
     });
     this.root.addEventListener("pointerleave", () => this.hover(null));
+    // Where a finger was lifted. The browser may move a tap's click several pixels towards
+    // what it takes for the nearest target (touch adjustment): on a phone's whole map that
+    // is the other road of a double, or a neighbour. The road tapped is the one under the
+    // finger.
+    this.lifted = null;
+    this.root.addEventListener("pointerup", (event) => {
+      const { pointerType, pointerId, clientX, clientY } = event;
+      const tap = pointerType !== "mouse" && !this.view.dragged; // a drag makes no click
+      this.lifted = tap ? { pointerId, clientX, clientY } : null;
+    });
     this.root.addEventListener("click", (event) => {
-      const roadId = this.roadAt(event);
+      const lifted = this.lifted;
+      this.lifted = null;
+      const roadId = this.roadAt(lifted && lifted.pointerId === event.pointerId ? lifted : event);
       this.hover(roadId);
       if (roadId !== null && this.buildable.has(roadId)) this.onActivate(roadId);
     });
@@ -232,7 +244,8 @@ export class BoardView {
     for (const entry of sorted) this.roadLayer.append(entry.group);
   }
 
-  // The road nearest to a pointer event, or null when none runs close enough.
+  // The road nearest to a pointer event (or a point {clientX, clientY}), or null when none
+  // runs close enough.
   roadAt(event) {
     const matrix = this.root.getScreenCTM();
     if (!matrix) return null;
@@ -390,8 +403,12 @@ export class BoardView {
       }
     });
     group.addEventListener("focus", () => {
-      // Tab may reach a road outside the part of the map in view: it comes into view.
-      if (!this.view.shows(center.x, center.y, 24)) this.view.centreOn(center.x, center.y);
+      // Tab may reach a road outside the part of the map in view: it comes into view. A road
+      // focused by a click or a tap stays where it is: moved, it would leave the pointer
+      // over another road, and the click that follows would take that one.
+      const pressed = this.view.pointers.size > 0 || this.lifted !== null;
+      const byPointer = pressed && !group.matches(":focus-visible");
+      if (!byPointer && !this.view.shows(center.x, center.y, 24)) this.view.centreOn(center.x, center.y);
       this.showTip(road.id);
     });
     group.addEventListener("blur", () => this.hideTip(road.id));
@@ -601,8 +618,16 @@ export class BoardView {
     const width = tip.offsetWidth;
     let left = (box.left + box.right) / 2 - frame.left - width / 2;
     left = Math.max(4, Math.min(left, frame.width - width - 4));
-    let top = box.top - frame.top - tip.offsetHeight - 6;
-    if (top < 4) top = box.bottom - frame.top + 6;
+    // Above the road where the card fits inside the frame and the window (a road at the top
+    // of a phone's screen has no room above it), else below it.
+    const height = tip.offsetHeight;
+    const windowHeight = document.documentElement.clientHeight;
+    const above = box.top - frame.top - height - 6;
+    const below = box.bottom - frame.top + 6;
+    const fits = (at) => at >= 4 && frame.top + at >= 4 && frame.top + at + height <= windowHeight - 4;
+    let top = below;
+    if (fits(above)) top = above;
+    else if (!fits(below) && above >= 4 && box.top > windowHeight - box.bottom) top = above;
     tip.style.left = `${Math.round(left)}px`;
     tip.style.top = `${Math.round(top)}px`;
   }

@@ -24,6 +24,18 @@ export class Viewport {
       root.addEventListener(type, (event) => this.up(event));
     }
     root.addEventListener("wheel", (event) => this.wheel(event), { passive: false });
+    // A finger that drags or pinches the map moves it, and nothing else: the browser must not
+    // read the gesture as a scroll of its own. A quick drag would otherwise end in a fling
+    // that scrolls nothing (touch-action forbids it) yet runs on unseen for a while,
+    // and the browser takes the next tap in that time for one that stops the fling: no click,
+    // no road's card.
+    root.addEventListener(
+      "touchmove",
+      (event) => {
+        if (event.cancelable && this.movesMap()) event.preventDefault();
+      },
+      { passive: false },
+    );
     // A click that ends a drag must not reach the roads' handler.
     root.addEventListener(
       "click",
@@ -53,6 +65,16 @@ export class Viewport {
 
   get dragging() {
     return this.dragged && this.pointers.size > 0;
+  }
+
+  // Is the finger's move the map's own, not the page's? Zoomed in, one finger drags the map;
+  // two fingers pinch it at any zoom. At the whole map's size one finger scrolls the page up
+  // and down (touch-action: pan-y), and a sideways move scrolls nothing: that one is the map's.
+  movesMap() {
+    if (!this.dragging) return false;
+    if (this.zoom > 1 || this.pointers.size > 1) return true;
+    const [now] = this.pointers.values();
+    return Math.abs(now.x - this.start.x) > Math.abs(now.y - this.start.y);
   }
 
   apply() {
