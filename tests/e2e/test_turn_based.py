@@ -212,7 +212,13 @@ def test_a_missed_turn_is_played_by_the_computer_and_the_mail_leads_back_to_the_
     expect(lea.locator("#game h1")).to_have_text(game_name)
     expect(lea.locator("#game-pace")).to_have_text(TEXTS["en"]["pace"])
 
-    # Bruno opens the game's link and takes a seat; Lea starts.
+    # Bruno's lobby lists it with its pace; he opens the game's link and takes a seat.
+    entry = bruno.locator("#games-waiting li.game-item").filter(
+        has=bruno.page.get_by_role("link", name=game_name, exact=True)
+    )
+    expect(entry.locator(".badge-pace")).to_have_text(TEXTS["de"]["pace"])
+    assert_page_sound(bruno.page, "the lobby", site.pages.watch(bruno.page))
+    screenshot(bruno.page, "turn-based-lobby-bruno")
     bruno.page.goto(f"/games/{game_id}/")
     expect(bruno.locator("#game-pace")).to_have_text(TEXTS["de"]["pace"])
     bruno.locator("#join-button").click()
