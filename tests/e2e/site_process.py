@@ -98,17 +98,20 @@ def address(user: int, email: str, lang: str = "en") -> str:
 
 
 def sweep_after_deadline(game: int, seconds: float = 1.0) -> dict:
-    """One sweep at ``seconds`` after the running turn's deadline of ``game``, as the sweeper
-    of a server process does when the clock shows that moment. Returns the deadline swept
-    past and how many turn timers ran out."""
+    """One sweep of the site at ``seconds`` after the running turn's deadline of ``game``, as
+    the sweeper of a server process does when the clock shows that moment (every other game
+    whose turn would have run out by then runs out too). Returns the deadline swept past, how
+    many turn timers ran out, and the missed turns in a row of each person in ``game``."""
     from games import sweeper
-    from games.models import Game
+    from games.models import Game, Seat
 
     deadline = Game.objects.values_list("turn_deadline", flat=True).get(pk=game)
     if deadline is None:
         raise ValueError(f"game {game} has no turn running")
     expired = sweeper.sweep(now=deadline + timedelta(seconds=seconds))
-    return {"deadline": deadline.isoformat(), "expired": expired}
+    seats = Seat.objects.filter(game_id=game, is_bot=False)
+    missed = {str(user): count for user, count in seats.values_list("user_id", "timeouts_in_row")}
+    return {"deadline": deadline.isoformat(), "expired": expired, "missed": missed}
 
 
 def game(game: int) -> dict:

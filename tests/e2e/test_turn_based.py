@@ -116,7 +116,7 @@ def site(live_server, browser, tmp_path):
             SiteProcess(
                 live_server.database_url,
                 tmp_path / "site-process.log",
-                {**env, "BOT_DELAY_SECONDS": "0", "SITE_URL": server.base_url},
+                {**env, "SITE_URL": server.base_url},
             )
         )
         print(f"logs: {server.log_path}, {process.log_path}")  # shown when the test fails
@@ -251,7 +251,8 @@ def test_a_missed_turn_is_played_by_the_computer_and_the_mail_leads_back_to_the_
 
     # Lea does not move. A day passes: the sweep at the deadline's next second.
     swept = site.process.call("sweep_after_deadline", game=game_id)
-    assert swept == {"deadline": clock["turn_deadline"], "expired": 1}
+    assert swept["deadline"] == clock["turn_deadline"]
+    assert swept["missed"] == {str(lea_id): 1, str(bruno_id): 0}
     for me in (lea, bruno):
         words = texts[me.name]
         expect(feed_line(me, "autopilot_on", words["ran_out"].format(name=lea.name))).to_have_count(
