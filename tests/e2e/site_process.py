@@ -123,7 +123,28 @@ def game(game: int) -> dict:
     return {**row, "turn_deadline": deadline.isoformat() if deadline else None}
 
 
-REQUESTS = {"address": address, "sweep_after_deadline": sweep_after_deadline, "game": game}
+def your_turn_mails(game: int) -> list[dict]:
+    """The your-turn mail tasks queued for ``game``, oldest first: for whom, at which move
+    number, whether the worker has run them (``status``) and what they answered (``"sent"``,
+    ``"connected"``...)."""
+    from django_tasks_db.models import DBTaskResult
+
+    rows = DBTaskResult.objects.filter(task_path__endswith=".send_your_turn_mail").order_by(
+        "enqueued_at"
+    )
+    return [
+        {"user": args[1], "seq": args[2], "status": row.status, "answer": row.return_value}
+        for row in rows
+        if (args := row.args_kwargs["args"])[0] == game
+    ]
+
+
+REQUESTS = {
+    "address": address,
+    "sweep_after_deadline": sweep_after_deadline,
+    "game": game,
+    "your_turn_mails": your_turn_mails,
+}
 
 
 def main() -> None:

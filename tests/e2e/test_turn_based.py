@@ -12,14 +12,23 @@ import contextlib
 import os
 import re
 import secrets
+import subprocess
+import sys
 import time
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import SERVER_ENV, PageFactory, Watch
-from tests.e2e.helpers import game_id_of, player_row, wait_until_connected
+from tests.e2e.helpers import (
+    game_id_of,
+    hand_size,
+    player_row,
+    player_stat,
+    wait_until_connected,
+)
 from tests.e2e.pagecheck import assert_page_sound
 from tests.e2e.site_process import SiteProcess
 from tests.e2e.test_two_players import (
@@ -29,7 +38,7 @@ from tests.e2e.test_two_players import (
     draw_from_the_deck,
     wait_for_my_turn,
 )
-from tests.real_server import PrivateRedis, Server
+from tests.real_server import ROOT, PrivateRedis, Server, _server_env
 from tests.smtp_server import SMTPServer
 
 DAY = 24 * 3600
@@ -94,20 +103,48 @@ class MailingServer(Server):
         super()._spawn(port)
 
 
+class Worker:
+    """The background tasks' worker beside the server, as on the site (dev.py run): it sends
+    the mails the server and the second process queue in the database."""
+
+    def __init__(self, database_url: str, log_path: Path, env: dict[str, str]):
+        self.log_path = log_path
+        command = ["db_worker", "--no-reload", "--queue-name", "*", "--interval", "0.1"]
+        with open(log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "manage.py", *command, "--no-startup-delay"],
+                cwd=ROOT,
+                env=_server_env(database_url, env),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
 @pytest.fixture
 def site(live_server, browser, tmp_path):
-    """A second server on the e2e database that mails through a real SMTP server and runs its
-    tasks at once, a process beside it that sweeps when told, and pages of that server. Both
-    processes share a channel layer: the test run's Redis, or one of the test's own."""
+    """A second server on the e2e database that mails through a real SMTP server, with the
+    tasks' worker beside it, a process of the site that sweeps when told, and pages of that
+    server. The server and the sweeping process share a channel layer: the test run's Redis,
+    or one of the test's own."""
     with contextlib.ExitStack() as stack:
         smtp = SMTPServer()
         smtp.start()
         stack.callback(smtp.stop)
-        env = {
-            **SERVER_ENV,
-            "EMAIL_URL": f"smtp://127.0.0.1:{smtp.port}",
-            "TASKS_IMMEDIATE": "1",
-        }
+        env = {**SERVER_ENV, "EMAIL_URL": f"smtp://127.0.0.1:{smtp.port}"}
         if not os.environ.get("REDIS_URL", "").strip():
             env["REDIS_URL"] = stack.enter_context(PrivateRedis(tmp_path)).url
         server = stack.enter_context(MailingServer(live_server.database_url, tmp_path, env=env))
@@ -119,7 +156,15 @@ def site(live_server, browser, tmp_path):
                 {**env, "SITE_URL": server.base_url},
             )
         )
-        print(f"logs: {server.log_path}, {process.log_path}")  # shown when the test fails
+        worker = stack.enter_context(
+            Worker(
+                live_server.database_url,
+                tmp_path / "worker.log",
+                {**env, "SITE_URL": server.base_url},
+            )
+        )
+        # Shown when the test fails.
+        print(f"logs: {server.log_path}, {process.log_path}, {worker.log_path}")
         pages = PageFactory(browser, server.base_url)
         stack.callback(pages.close)
         yield Site(server, process, smtp, pages)
@@ -134,6 +179,19 @@ class Site:
 
     def mails_to(self, address: str) -> list:
         return self.smtp.to(address)
+
+    def your_turn_mails(self, game_id: int, after_seq: int) -> list[dict]:
+        """The game's your-turn mail tasks queued after its move number ``after_seq``, once
+        there is one and the worker has run every one of them."""
+        deadline = time.monotonic() + MAIL_TIMEOUT
+        while True:
+            tasks = self.process.call("your_turn_mails", game=game_id)
+            tasks = [task for task in tasks if task["seq"] > after_seq]
+            done = all(task["status"] in ("SUCCESSFUL", "FAILED") for task in tasks)
+            if tasks and done:
+                return tasks
+            assert time.monotonic() < deadline, f"the worker left tasks undone: {tasks}"
+            time.sleep(0.1)
 
     def wait_for_mail(self, address: str):
         deadline = time.monotonic() + MAIL_TIMEOUT
@@ -255,12 +313,10 @@ def test_a_missed_turn_is_played_by_the_computer_and_the_mail_leads_back_to_the_
     assert swept["missed"] == {str(lea_id): 1, str(bruno_id): 0}
     for me in (lea, bruno):
         words = texts[me.name]
-        expect(feed_line(me, "autopilot_on", words["ran_out"].format(name=lea.name))).to_have_count(
-            1
-        )
-        expect(feed_line(me, "autopilot_off", words["played"].format(name=lea.name))).to_have_count(
-            1
-        )
+        ran_out = feed_line(me, "autopilot_on", words["ran_out"].format(name=lea.name))
+        played = feed_line(me, "autopilot_off", words["played"].format(name=lea.name))
+        expect(ran_out).to_have_count(1)
+        expect(played).to_have_count(1)
         expect(me.locator("#game-pace")).to_have_text(words["pace"])
         # Bruno's turn has its full day, counted in hours.
         expect(me.locator("#deadline")).to_have_text(
@@ -271,9 +327,12 @@ def test_a_missed_turn_is_played_by_the_computer_and_the_mail_leads_back_to_the_
     wait_for_my_turn(bruno)
     expect(lea.locator("#turn-line")).to_have_text(f"{bruno.name}'s turn.")
     expect(lea.locator("#hand")).not_to_have_text(hand)  # the computer played from her hand
-    clock = site.process.call("game", game=game_id)
-    assert datetime.fromisoformat(clock["turn_deadline"]) > deadline  # Bruno's own full day
-    assert site.mails_to(addresses[bruno.name]) == []  # his page is open on the game
+    now = site.process.call("game", game=game_id)
+    assert datetime.fromisoformat(now["turn_deadline"]) > deadline  # Bruno's own full day
+    # The worker asked whether to mail Bruno, and did not: his page is open on the game.
+    mails = site.your_turn_mails(game_id, after_seq=clock["seq"])
+    assert [(mail["user"], mail["answer"]) for mail in mails] == [(bruno_id, "connected")]
+    assert site.mails_to(addresses[bruno.name]) == []
     for me in (lea, bruno):
         assert_table_sound(me, "after the computer played Lea's turn", site.pages.watch(me.page))
         screenshot(me.page, f"turn-based-{me.name.split()[0].lower()}-after-the-missed-turn")
@@ -294,7 +353,12 @@ def test_a_missed_turn_is_played_by_the_computer_and_the_mail_leads_back_to_the_
     assert mail.message["Subject"] == f"Du bist am Zug in {game_name}"
     link = re.search(r"Zum Spiel: (\S+)", mail.body)
     assert link and link.group(1) == f"{site.server.base_url}/games/{game_id}/", mail.body
-    assert site.mails_to(addresses[lea.name]) == []  # her page was open whenever it was hers
+    # Lea's page was open whenever it was her turn: the worker mailed her never.
+    answers = [
+        task["answer"] for task in site.your_turn_mails(game_id, -1) if task["user"] == lea_id
+    ]
+    assert answers and set(answers) <= {"connected", "stale"}, answers
+    assert site.mails_to(addresses[lea.name]) == []
     page = reopen(site.pages, bruno_context)
     page.goto(link.group(1))
     back = Player(page, bruno.name, [])
@@ -303,13 +367,14 @@ def test_a_missed_turn_is_played_by_the_computer_and_the_mail_leads_back_to_the_
     me = back.locator("#players li.player").filter(has=page.locator(".badge-you"))
     expect(me.locator(".player-name")).to_have_text(bruno.name)
     expect(me.locator(".badge-you")).to_have_text(TEXTS["de"]["you"])
-    expect(page.locator("#hand .hand-count")).not_to_have_count(0)
+    expect(page.locator("#hand-heading")).to_have_text("Deine Radkarten")
+    expect(player_stat(page, bruno.name, "Radkarten")).to_have_text(str(hand_size(page)))
+    assert hand_size(page) > 4  # the four dealt and those he drew
     wait_for_my_turn(back)
     expect(page.locator("#deck-button")).to_be_enabled()
     expect(page.locator("#spectator-badge")).to_be_hidden()
     expect(page.locator("#game-pace")).to_have_text(TEXTS["de"]["pace"])
-    expect(
-        feed_line(back, "autopilot_off", TEXTS["de"]["played"].format(name=lea.name))
-    ).to_have_count(1)
+    played = feed_line(back, "autopilot_off", TEXTS["de"]["played"].format(name=lea.name))
+    expect(played).to_have_count(1)
     assert_table_sound(back, "the game opened from the mail", site.pages.watch(page))
     screenshot(page, "turn-based-bruno-from-the-mail")
