@@ -62,6 +62,7 @@ import { renderResults } from "./game/results.js";
 import { inPlay, legalOf } from "./game/state.js";
 import { TurnNotifier } from "./game/turn-notify.js";
 import { TurnSignal } from "./game/turn-signal.js";
+import { countdown } from "./time.js";
 import { renderWaiting } from "./game/waiting.js";
 
 const NOTICE_MS = 10000;
@@ -218,8 +219,7 @@ function renderDeadline() {
     return;
   }
   const seconds = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-  const time = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
-  node.textContent = format(T.time_left, { time });
+  node.textContent = format(T.time_left, { time: countdown(seconds) });
   node.classList.toggle("urgent", seconds <= 10);
   node.hidden = false;
 }

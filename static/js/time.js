@@ -49,3 +49,13 @@ export function localizeTimes(root = document) {
 }
 
 localizeTimes();
+
+// The time left of a turn timer: "0:42", "4:05" under an hour, "23:59:59" (or "71:59:59" for
+// a turn-based game's three days) from an hour on.
+export function countdown(seconds) {
+  const two = (number) => String(number).padStart(2, "0");
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  if (!hours) return `${minutes}:${two(seconds % 60)}`;
+  return `${hours}:${two(minutes)}:${two(seconds % 60)}`;
+}

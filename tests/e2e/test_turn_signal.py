@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import game_against_a_bot, record_dialogs, wait_until_connected
+from tests.e2e.helpers import call, game_against_a_bot, record_dialogs, wait_until_connected
+from tests.e2e.pagecheck import assert_page_sound
 from tests.e2e.test_two_players import (
     Player,
     choose_short_destination_cards,
@@ -136,3 +138,31 @@ def test_your_turn_shows_in_the_title_beeps_and_the_sound_toggle_is_remembered(n
     expect(page.locator("#results")).to_be_visible()
     assert changes() == shown
     assert tilda.dialogs == []
+
+
+@pytest.mark.parametrize(("width", "height"), [(1366, 768), (375, 812)])
+def test_the_turn_timer_counts_hours_in_a_turn_based_game_and_minutes_in_a_live_one(
+    new_page, screenshot, width, height
+):
+    page = new_page("Timo", lang="en", width=width, height=height)
+    deadline = page.locator("#deadline")
+    answer = call(
+        page,
+        "POST",
+        "/api/games/",
+        {"name": "Brieflich", "max_players": 2, "bots": 1, "pace": "turn_based",
+         "turn_seconds": 12 * 3600},
+    )  # fmt: skip
+    assert answer["status"] == 201, answer
+    game_id = answer["body"]["id"]
+    assert call(page, "POST", f"/api/games/{game_id}/start/")["status"] == 200
+    page.goto(f"/games/{game_id}/")
+    wait_until_connected(page)  # choosing the short cards: the clock runs
+    expect(deadline).to_have_text(re.compile(r"^Time left for this turn: 11:59:[0-5]\d$"))
+    assert_page_sound(page, "a turn-based game's timer", new_page.watch(page))
+    screenshot(page, f"turn-timer-hours-{width}x{height}")
+
+    live = game_against_a_bot(page, start=True)  # minutes at most
+    page.goto(f"/games/{live}/")
+    wait_until_connected(page)
+    expect(deadline).to_have_text(re.compile(r"^Time left for this turn: [1-9]?\d:[0-5]\d$"))
