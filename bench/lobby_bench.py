@@ -9,7 +9,8 @@ counts are measured in pairs, close in time), it opens that many lobby sockets, 
 guest of its own that asked for the game list, then creates ``--games`` public games one
 after another over REST, each by a guest of its own. A creation is over when every lobby
 socket has had a ``GAMES`` listing the new game. The server's CPU time over the creations,
-divided by their number, is printed with the wall time per creation.
+divided by their number, is printed with PostgreSQL's (on PostgreSQL: all its processes on
+this machine) and the wall time per creation.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 import orjson  # noqa: E402
 import uvloop  # noqa: E402
 from loadtest import SERVER_ENV, Site, raise_file_limit, wait_ready  # noqa: E402
-from procfs import cpu_seconds, with_descendants  # noqa: E402
+from procfs import cpu_seconds, pids_named, with_descendants  # noqa: E402
 
 from ratumrad_site import cluster  # noqa: E402
 from tests.real_server import server_database  # noqa: E402
@@ -79,8 +80,13 @@ async def open_watcher(site: Site) -> Watcher:
     return watcher
 
 
-async def measure(site: Site, pid: int, watchers: int, games: int) -> tuple[float, float]:
-    """CPU and wall milliseconds per public game creation with ``watchers`` lobby sockets."""
+def postgres_cpu() -> float:
+    return sum(cpu_seconds(pid) for pid in pids_named("postgres"))
+
+
+async def measure(site: Site, pid: int, watchers: int, games: int) -> tuple[float, float, float]:
+    """Server CPU, PostgreSQL CPU and wall milliseconds per public game creation with
+    ``watchers`` lobby sockets."""
     sockets: list[Watcher] = []
     for start in range(0, watchers, 50):
         sockets += await asyncio.gather(
@@ -92,6 +98,7 @@ async def measure(site: Site, pid: int, watchers: int, games: int) -> tuple[floa
     await asyncio.sleep(SETTLE)
     pids = with_descendants([pid])
     cpu_before = sum(cpu_seconds(each) for each in pids)
+    database_before = postgres_cpu()
     began = time.perf_counter()
     for creator in creators:
         body = {"name": "lobby bench", "max_players": 2}
@@ -101,9 +108,10 @@ async def measure(site: Site, pid: int, watchers: int, games: int) -> tuple[floa
         )
     wall = time.perf_counter() - began
     cpu = sum(cpu_seconds(each) for each in pids) - cpu_before
+    database = postgres_cpu() - database_before
     await asyncio.gather(*(socket.close() for socket in sockets))
     await asyncio.sleep(SETTLE)
-    return cpu / games * 1000, wall / games * 1000
+    return cpu / games * 1000, database / games * 1000, wall / games * 1000
 
 
 async def main_async(args) -> None:
@@ -122,11 +130,12 @@ async def main_async(args) -> None:
         results: dict[int, list[float]] = {count: [] for count in args.watchers}
         for run in range(1, args.runs + 1):
             for count in args.watchers:
-                cpu, wall = await measure(site, server.pid, count, args.games)
+                cpu, database, wall = await measure(site, server.pid, count, args.games)
                 results[count].append(cpu)
+                postgres = f", PostgreSQL {database:.1f} ms" if url.startswith("postgres") else ""
                 print(
                     f"run {run}: {count} lobby sockets: server CPU {cpu:.1f} ms"
-                    f" per public game creation (wall {wall:.1f} ms)",
+                    f" per public game creation{postgres} (wall {wall:.1f} ms)",
                     flush=True,
                 )
         base = args.watchers[0]
