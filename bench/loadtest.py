@@ -392,6 +392,7 @@ class Watcher:
         self.socket, self.lobby = socket, lobby
         self.listed: set[int] = set()
         self.ready = asyncio.Event()  # the first GAMES is in
+        self.players = asyncio.Event()  # a CONNECTED_PLAYERS is in
         self.reader = asyncio.create_task(self.read())
 
     async def read(self) -> None:
@@ -403,6 +404,7 @@ class Watcher:
             kind = message.get("type")
             if kind == "CONNECTED_PLAYERS":
                 lobby.players_messages += lobby.counting
+                self.players.set()
             elif kind == "GAMES":
                 lobby.games_messages += lobby.counting
                 for game in message["games"]:
@@ -420,7 +422,11 @@ class Watcher:
 
 
 async def watch_lobby(site: Site, lobby: Lobby) -> list[Watcher]:
-    """``lobby.watchers`` lobby sockets, each with the games and players asked for."""
+    """``lobby.watchers`` lobby sockets, each with the games and players asked for.
+
+    The players are asked for once every socket is open: each guest's arrival pushes the
+    list to every socket that follows it, and thousands of sockets following while the
+    others open make their handshakes wait past daphne's limit."""
     guests = []
     needed = -(-lobby.watchers // WATCHERS_PER_GUEST)
     for start in range(0, needed, 50):
@@ -430,14 +436,21 @@ async def watch_lobby(site: Site, lobby: Lobby) -> list[Watcher]:
         socket = await site.socket("/ws/lobby/", guests[number // WATCHERS_PER_GUEST].token)
         watching = Watcher(socket, lobby)
         await socket.send('{"type": "REQUEST_GAMES"}')
-        await socket.send('{"type": "REQUEST_ALL_CONNECTED_PLAYERS"}')
         await watching.ready.wait()
         return watching
 
+    async def follow(watching: Watcher) -> None:
+        await watching.socket.send('{"type": "REQUEST_ALL_CONNECTED_PLAYERS"}')
+        await watching.players.wait()
+
     watchers = []
-    for start in range(0, lobby.watchers, 100):
-        batch = range(start, min(lobby.watchers, start + 100))
+    for start in range(0, lobby.watchers, 25):
+        batch = range(start, min(lobby.watchers, start + 25))
         watchers += await asyncio.gather(*(watcher(number) for number in batch))
+        if start % 500 == 0 and start:
+            print(f"  {start} open", flush=True)
+    for start in range(0, lobby.watchers, 100):
+        await asyncio.gather(*(follow(watching) for watching in watchers[start : start + 100]))
     return watchers
 
 
