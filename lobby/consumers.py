@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import logging
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
@@ -34,9 +33,6 @@ from games.serializers import GameCreateSerializer
 
 GAMES_LISTED = 100  # the newest games; older ones are in the REST list
 HISTORY_LINES = 50  # lobby chat lines sent for REQUEST_HISTORY
-
-
-logger = logging.getLogger(__name__)
 
 
 def games_list(status: str | None, kind: str | None, user_id: int) -> list[dict]:
