@@ -6,6 +6,7 @@
                                        [--rate MOVES_PER_SECOND]
                                        [--flood-sockets 50] [--flood-seconds 10]
                                        [--samples FILE]
+                                       [--watchers N] [--lobby-changes PER_SECOND]
 
 Without ``--url`` it starts ``--processes`` daphne processes sharing one port
 (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL when ``DATABASE_URL`` names
@@ -28,6 +29,16 @@ last games leave once every table has stopped. The servers' output goes to a tem
 or to the file ``LOADTEST_LOG`` names. ``--samples FILE`` writes every move's time: when it
 ended, its round trip and its type, to see when the slow ones came.
 
+With ``--watchers N`` (0 too) the lobby changes during the run: ``--lobby-changes`` times a
+second a guest creates a public game and leaves it again (two changes of the public list),
+and N lobby sockets, opened before the clock starts over as many guests as they need (ten
+sockets each) and spread over the server processes as the kernel hands the connections out,
+watch it as the lobby page does: each asked for the games and for who is online. They count
+the ``GAMES`` and ``CONNECTED_PLAYERS`` they get, and time each created game from its commit
+to the first ``GAMES`` that lists it on each socket (from the game's ``created``, taken in the
+transaction that creates it: the latency is not less than that; the servers' clock is this
+machine's, so with ``--url`` only for a server on the same machine).
+
 Printed: moves applied per second; the move round trip (send → the ACK and every player's
 STATE of the new seq) at p50/p95/p99, and the part until the mover's ACK; the same for the
 echo; their ratios; the messages the players got per move; the CPU time per move of each
@@ -35,7 +46,9 @@ part of the system (servers, PostgreSQL, Redis, this load generator: all share t
 cores) and the rate those cores allow at that cost. Then an echo flood (``--flood-sockets``
 sockets sending PING after PONG with no pause): round trips per second and CPU per round
 trip, the ceiling of the message path alone. Last, on a process of its own, the memory per
-open socket for ``--sockets`` idle lobby sockets.
+open socket for ``--sockets`` idle lobby sockets. With ``--watchers``, before the echo flood:
+the lobby changes made, the updates the watchers got, and the lobby update latency at
+p50/p99.
 """
 
 from __future__ import annotations
@@ -43,6 +56,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import datetime
 import gc
 import json
 import os
@@ -85,6 +99,8 @@ ECHO_PAUSE = 0.05  # seconds between an echo socket's pings
 CONNECT_TIMEOUT = 60
 RESYNC_AFTER = 10.0  # seconds a client waits for a STATE before it asks with SYNC
 ANSWER_TIMEOUT = 10.0  # seconds a client waits for the ACK or ERROR of its move
+WATCHERS_PER_GUEST = 10  # lobby sockets per guest (below SOCKETS_PER_USER)
+LOBBY_GUESTS = 20  # the guests who take turns to create the public games
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -321,6 +337,21 @@ class Stats:
     frames: int = 0  # messages the players received
     cpu: dict[str, float] = field(default_factory=dict)  # seconds per part of the system
     flood: tuple[int, float, dict[str, float]] | None = None  # echoes, seconds, cpu per part
+    lobby: Lobby | None = None  # with --watchers
+
+
+@dataclass
+class Lobby:
+    """What the lobby watchers saw during the run (``--watchers``)."""
+
+    watchers: int
+    counting: bool = False  # only while the clock runs
+    created: int = 0  # public games created meanwhile
+    left: int = 0  # and left again (each a change of the public list)
+    received: int = 0  # every message the watchers got, the clock running or not
+    games_messages: int = 0  # GAMES the watchers got
+    players_messages: int = 0  # CONNECTED_PLAYERS the watchers got
+    latencies: list[float] = field(default_factory=list)  # commit → GAMES, seconds
 
 
 async def echo(site: Site, token: str, until: float, stats: Stats) -> None:
@@ -354,6 +385,101 @@ async def flood(site: Site, token: str, until: float, counter: list[int]) -> Non
         await socket.close()
 
 
+class Watcher:
+    """A lobby socket that watches as the lobby page does: the games and who is online."""
+
+    def __init__(self, socket: ClientConnection, lobby: Lobby):
+        self.socket, self.lobby = socket, lobby
+        self.listed: set[int] = set()
+        self.ready = asyncio.Event()  # the first GAMES is in
+        self.players = asyncio.Event()  # a CONNECTED_PLAYERS is in
+        self.reader = asyncio.create_task(self.read())
+
+    async def read(self) -> None:
+        lobby = self.lobby
+        async for raw in self.socket:
+            arrived = time.time()
+            lobby.received += 1
+            message = orjson.loads(raw)
+            kind = message.get("type")
+            if kind == "CONNECTED_PLAYERS":
+                lobby.players_messages += lobby.counting
+                self.players.set()
+            elif kind == "GAMES":
+                lobby.games_messages += lobby.counting
+                for game in message["games"]:
+                    if game["id"] not in self.listed:
+                        self.listed.add(game["id"])
+                        if lobby.counting:
+                            created = datetime.datetime.fromisoformat(game["created"])
+                            lobby.latencies.append(arrived - created.timestamp())
+                self.ready.set()
+
+    async def close(self) -> None:
+        self.reader.cancel()
+        with contextlib.suppress(Exception):
+            await self.socket.close()
+
+
+async def watch_lobby(site: Site, lobby: Lobby) -> list[Watcher]:
+    """``lobby.watchers`` lobby sockets, each with the games and players asked for.
+
+    The players are asked for once every socket is open: each guest's arrival pushes the
+    list to every socket that follows it, and thousands of sockets following while the
+    others open make their handshakes wait past daphne's limit."""
+    guests = []
+    needed = -(-lobby.watchers // WATCHERS_PER_GUEST)
+    for start in range(0, needed, 50):
+        guests += await asyncio.gather(*(site.guest() for _ in range(min(50, needed - start))))
+
+    async def watcher(number: int) -> Watcher:
+        socket = await site.socket("/ws/lobby/", guests[number // WATCHERS_PER_GUEST].token)
+        watching = Watcher(socket, lobby)
+        await socket.send('{"type": "REQUEST_GAMES"}')
+        await watching.ready.wait()
+        return watching
+
+    async def follow(watching: Watcher) -> None:
+        await watching.socket.send('{"type": "REQUEST_ALL_CONNECTED_PLAYERS"}')
+        await watching.players.wait()
+
+    watchers = []
+    for start in range(0, lobby.watchers, 25):
+        batch = range(start, min(lobby.watchers, start + 25))
+        watchers += await asyncio.gather(*(watcher(number) for number in batch))
+        if start % 500 == 0 and start:
+            print(f"  {start} open", flush=True)
+    for start in range(0, lobby.watchers, 100):
+        await asyncio.gather(*(follow(watching) for watching in watchers[start : start + 100]))
+    return watchers
+
+
+async def settled(lobby: Lobby, quiet: float = 1.0, most: float = 60.0) -> None:
+    """Wait until the watchers have had no message for ``quiet`` seconds: the pushes of who
+    is online that the players' and watchers' sockets opening caused are in."""
+    deadline = time.monotonic() + most
+    seen = -1
+    while lobby.received != seen and time.monotonic() < deadline:
+        seen = lobby.received
+        await asyncio.sleep(quiet)
+
+
+async def change_lobby(site: Site, guests: list[Player], per_second: float, until: float, lobby):
+    """Public games created and left again, ``per_second`` of each, by the guests in turn."""
+    number = 0
+    next_change = time.monotonic()
+    while time.monotonic() < until:
+        await asyncio.sleep(max(0.0, next_change - time.monotonic()))
+        next_change += 1 / per_second
+        guest = guests[number % len(guests)]
+        number += 1
+        body = {"name": "lobby", "max_players": 2}
+        game = await site.call("POST", "/api/games/", body, guest.token)
+        lobby.created += 1
+        await site.call("POST", f"/api/games/{game['id']}/leave/", {}, guest.token)
+        lobby.left += 1
+
+
 # ---------------------------------------------------------------------------- phases
 
 
@@ -382,6 +508,13 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     games = []
     for start in range(0, len(tables), 25):
         games += await asyncio.gather(*(table.seat() for table in tables[start : start + 25]))
+    watchers: list[Watcher] = []
+    if args.watchers is not None:
+        stats.lobby = Lobby(args.watchers)
+        print(f"opening {args.watchers} lobby sockets ...", flush=True)
+        watchers = await watch_lobby(site, stats.lobby)
+        changers = await asyncio.gather(*(site.guest() for _ in range(LOBBY_GUESTS)))
+        await settled(stats.lobby)
     print(f"{len(games)} games running; measuring for {args.seconds:.0f} s ...", flush=True)
     # What the setup left is kept out of this process's collections: a full one (30 ms) in
     # the first second would count as the servers' time.
@@ -391,6 +524,8 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     stats.frames = 0  # the STATEs and PRESENCEs of the setup are not the moves'
     began = time.monotonic()
     until = began + args.seconds
+    if stats.lobby is not None:
+        stats.lobby.counting = True
     tasks = [
         asyncio.create_task(table.run(game_id, until))
         for table, game_id in zip(tables, games, strict=True)
@@ -398,12 +533,19 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     tasks += [
         asyncio.create_task(echo(site, prober.token, until, stats)) for _ in range(ECHO_SOCKETS)
     ]
+    if stats.lobby is not None and args.lobby_changes > 0:
+        changing = change_lobby(site, changers, args.lobby_changes, until, stats.lobby)
+        tasks.append(asyncio.create_task(changing))
     try:
         await asyncio.gather(*tasks)
         seconds = time.monotonic() - began
         stats.cpu = meter.spent()
+        if stats.lobby is not None:
+            await asyncio.sleep(1)  # the last change's updates are still counted
+            stats.lobby.counting = False
     finally:
         await asyncio.gather(*(table.leave() for table in tables))
+        await asyncio.gather(*(watcher.close() for watcher in watchers))
     if args.samples:
         with open(args.samples, "w") as out:
             for (ended, move_type), round_trip in zip(stats.timeline, stats.moves, strict=True):
@@ -473,6 +615,8 @@ def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None
     if moves:
         print(f"messages to the players per move: {stats.frames / len(moves):.1f}")
         report_cpu("CPU per move", stats.cpu, len(moves), seconds)
+    if stats.lobby is not None:
+        report_lobby(stats.lobby)
     if stats.flood:
         echoes, flood_seconds, cpu = stats.flood
         print(
@@ -482,6 +626,25 @@ def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None
         report_cpu("CPU per echo", cpu, echoes, flood_seconds)
     if per_socket is not None:
         print(f"idle sockets: {args.sockets} on one process, {per_socket:.1f} KiB each")
+
+
+def report_lobby(lobby: Lobby) -> None:
+    changes = lobby.created + lobby.left
+    print(
+        f"lobby: {lobby.watchers} watching sockets; {changes} public changes"
+        f" ({lobby.created} games created, {lobby.left} left)"
+    )
+    if lobby.watchers:
+        per_change = lobby.games_messages / lobby.watchers / changes if changes else 0.0
+        print(
+            f"lobby updates: {lobby.games_messages} GAMES ({per_change:.2f} per socket and"
+            f" change), {lobby.players_messages} CONNECTED_PLAYERS"
+        )
+        values = lobby.latencies
+        print(
+            f"lobby update latency (commit -> GAMES): p50 {percentile(values, 0.5) * 1000:.1f}"
+            f" ms, p99 {percentile(values, 0.99) * 1000:.1f} ms ({len(values)} samples)"
+        )
 
 
 def report_cpu(title: str, cpu: dict[str, float], count: int, seconds: float) -> None:
@@ -568,6 +731,18 @@ def main() -> None:
     )
     parser.add_argument("--flood-seconds", type=float, default=10)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--watchers",
+        type=int,
+        help="lobby sockets open during the run while public games are created and left"
+        " (0: the changes without watchers; default: neither)",
+    )
+    parser.add_argument(
+        "--lobby-changes",
+        type=float,
+        default=1.0,
+        help="with --watchers: public games created (and left again) per second",
+    )
     parser.add_argument("--url", help="drive a running server instead of starting one")
     parser.add_argument(
         "--samples",

@@ -10,7 +10,9 @@ message stays inside the servers (in Redis between them).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import uuid
 from collections.abc import Iterable
 
 from asgiref.sync import async_to_sync
@@ -22,6 +24,10 @@ from games.models import ChatMessage, Game, Seat
 logger = logging.getLogger(__name__)
 
 LOBBY_GROUP = "lobby"
+
+# Names of lobby changes: this process's own part, then a count (see ``change_id``).
+_PROCESS = uuid.uuid4().hex[:12]
+_changes = itertools.count(1)
 
 
 def game_group(game_id: int) -> str:
@@ -138,10 +144,18 @@ def game_changed(
     )
 
 
+def change_id() -> str:
+    """A name for one change of the lobby (its games, or who is online), unique over the
+    site's processes. The lobby sockets of a process that hear of the same change read what
+    changed once for all of them (``lobby.consumers``)."""
+    return f"{_PROCESS}-{next(_changes)}"
+
+
 def lobby_changed(users: Iterable[int] | None = None) -> None:
     """The lobby's list of games changed: with ``users`` (a private game's entry), only their
-    lobby sockets read the list again; without, every lobby socket does."""
-    message: dict = {"type": "lobby.games"}
+    lobby sockets read the list again; without, every lobby socket does. Either way the
+    public part of the list is read once per server process (``change``)."""
+    message: dict = {"type": "lobby.games", "change": change_id()}
     if users is not None:
         message["users"] = list(users)
     _send(LOBBY_GROUP, message)

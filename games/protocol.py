@@ -428,9 +428,9 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 
     async def tell_players_changed(self) -> None:
         """The lobby's list of connected players changed (``lobby.players``)."""
-        await self.channel_layer.group_send(
-            broadcast.LOBBY_GROUP, {"type": "lobby.players", "sender": self.channel_name}
-        )
+        message = {"type": "lobby.players", "sender": self.channel_name}
+        message["change"] = broadcast.change_id()  # the list is read once per process
+        await self.channel_layer.group_send(broadcast.LOBBY_GROUP, message)
 
     async def join_group(self, group: str) -> None:
         await self.channel_layer.group_add(group, self.channel_name)

@@ -6,16 +6,28 @@ then sends ``GAMES`` with the status and kind filters of its last ``REQUEST_GAME
 receives ``lobby.players`` when a lobby socket opening or closing changes who is connected; a
 socket that has asked for ``CONNECTED_PLAYERS`` once then sends a fresh list. ``CREATE_GAME``
 takes the fields of ``POST /api/games/`` and answers ``GAME_CREATED``.
+
+A change costs the database the same however many lobby sockets watch: each message names
+its change (``change``), and the sockets of a process that hear of it share one read of what
+changed (``SharedReads``): the public games for each filter in use, each list encoded once,
+and the connected players. A socket's own private games (only those it sits in are listed to
+it) are kept by the socket and read again only when a change names its user.
 """
 
 from __future__ import annotations
 
+import asyncio
+import datetime
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
+from django.db.models import Count, QuerySet
 
-from games import broadcast, queries, registry, selectors
+from games import broadcast, queries, registry, selectors, wire
 from games.errors import problems
-from games.models import Connection, Game
+from games.models import Connection, Game, Seat
 from games.protocol import ProtocolConsumer, Refused
 from games.serializers import GameCreateSerializer
 from games.services import lifecycle
@@ -27,6 +39,87 @@ HISTORY_LINES = 50  # lobby chat lines sent for REQUEST_HISTORY
 def games_list(status: str | None, kind: str | None, user_id: int) -> list[dict]:
     """The newest games ``user_id`` may see listed (private games only where they sit)."""
     return queries.lobby_games(user_id=user_id, status=status, kind=kind, limit=GAMES_LISTED)
+
+
+def _newest(games: QuerySet[Game], status: str | None, kind: str | None) -> list[dict]:
+    """Summaries of the newest ``GAMES_LISTED`` of ``games``, in one query."""
+    games = games.annotate(seat_count=Count("seats")).order_by("-created", "-id")
+    if status:
+        games = games.filter(status=status)
+    if kind:
+        games = games.filter(kind=kind)
+    return [selectors.game_summary(game, game.seat_count) for game in games[:GAMES_LISTED]]
+
+
+def public_games(status: str | None, kind: str | None) -> list[dict]:
+    """The newest public games: the part of the list that is the same for everyone."""
+    return _newest(Game.objects.filter(private=False), status, kind)
+
+
+def private_games(status: str | None, kind: str | None, user_id: int) -> list[dict]:
+    """The newest private games ``user_id`` sits in: the part of the list that is theirs."""
+    mine = Seat.objects.filter(user_id=user_id).values("game_id")
+    return _newest(Game.objects.filter(private=True, pk__in=mine), status, kind)
+
+
+def games_message(status: str | None, kind: str | None, games: list[dict]) -> dict:
+    message = {"type": "GAMES", "status": status, "games": games}
+    if kind:
+        message["kind"] = kind
+    return message
+
+
+def public_list(status: str | None, kind: str | None) -> tuple[list[dict], str]:
+    """The public games and, for the sockets that have no private game to add, their
+    ``GAMES`` frame, encoded once."""
+    games = public_games(status, kind)
+    return games, wire.dumps(games_message(status, kind, games))
+
+
+def merged(public: list[dict], private: list[dict]) -> list[dict]:
+    """The newest ``GAMES_LISTED`` of both parts (they have no game in common), newest first
+    as the database orders them: by ``created``, then by id."""
+
+    def newest_first(game: dict) -> tuple[datetime.datetime, int]:
+        return datetime.datetime.fromisoformat(game["created"]), game["id"]
+
+    return sorted(public + private, key=newest_first, reverse=True)[:GAMES_LISTED]
+
+
+class SharedReads:
+    """Reads that the lobby sockets of this process share.
+
+    The first socket to ask for a key starts the read (in the database thread); the others
+    that ask for the same key wait for the same result. A key names a change (a message's
+    ``change``) and what is read about it, so a result is never older than the change it
+    answers. The newest ``size`` keys are kept: a socket that comes to an older change late
+    reads again. A read that failed is forgotten, and every socket waiting for it gets the
+    error, as if it had read itself.
+    """
+
+    def __init__(self, size: int = 64):
+        self.size = size
+        self.reads: OrderedDict[Hashable, asyncio.Future] = OrderedDict()
+
+    async def get(self, key: Hashable, read: Callable, *args: object):
+        found = self.reads.get(key)
+        if found is None or found.get_loop() is not asyncio.get_running_loop():
+            found = asyncio.ensure_future(database_sync_to_async(read)(*args))
+            found.add_done_callback(lambda done: self._settled(key, done))
+            self.reads[key] = found
+            while len(self.reads) > self.size:
+                self.reads.popitem(last=False)
+        # One socket closing while it waits does not cancel the others' read.
+        return await asyncio.shield(found)
+
+    def _settled(self, key: Hashable, done: asyncio.Future) -> None:
+        # ``exception()`` retrieves the error: no stray log when every waiter has gone.
+        failed = done.cancelled() or done.exception() is not None
+        if failed and self.reads.get(key) is done:
+            del self.reads[key]
+
+
+shared = SharedReads()
 
 
 def game_create(user, message: dict) -> dict:
@@ -47,6 +140,11 @@ def connected_players() -> list[dict]:
         .order_by("username", "id")
     )
     return [{"id": user.pk, "name": user.get_username()} for user in users]
+
+
+def players_frame() -> str:
+    """``CONNECTED_PLAYERS``, encoded once for every socket that follows the players."""
+    return wire.dumps({"type": "CONNECTED_PLAYERS", "players": connected_players()})
 
 
 def chat_history() -> list[dict]:
@@ -76,6 +174,7 @@ class LobbyConsumer(ProtocolConsumer):
         self.status_filter: str | None = None
         self.kind_filter: str | None = None
         self.follows_players = False
+        self.mine: list[dict] | None = None  # the private games listed to this socket's user
         self.recorded = False
         await self.join_group(broadcast.LOBBY_GROUP)
         arrived = await database_sync_to_async(self.record_connection)(None)
@@ -131,7 +230,19 @@ class LobbyConsumer(ProtocolConsumer):
         users = message.get("users")
         if users is not None and self.user.pk not in users:
             return  # a private game this user does not sit in: it is not in their list
-        await self.send_games()
+        if users is not None:
+            self.mine = None  # one of this user's private games changed: read them again
+        change = message.get("change")
+        if change is None:  # a message without a name: this socket reads on its own
+            await self.send_games()
+            return
+        games, frame = await shared.get(
+            ("games", change, self.status_filter, self.kind_filter),
+            public_list,
+            self.status_filter,
+            self.kind_filter,
+        )
+        await self.send_listed(games, frame)
 
     async def layer_resumed(self, message: dict) -> None:
         # Redis is back: the lobby's updates published meanwhile by other processes are lost.
@@ -140,18 +251,34 @@ class LobbyConsumer(ProtocolConsumer):
             await self.send_players()
 
     async def lobby_players(self, message: dict) -> None:
-        if self.follows_players and message.get("sender") != self.channel_name:
+        if not self.follows_players or message.get("sender") == self.channel_name:
+            return
+        change = message.get("change")
+        if change is None:
             await self.send_players()
+            return
+        await self.send(text_data=await shared.get(("players", change), players_frame))
 
     async def send_players(self) -> None:
-        players = await database_sync_to_async(connected_players)()
-        await self.send_json({"type": "CONNECTED_PLAYERS", "players": players})
+        await self.send(text_data=await database_sync_to_async(players_frame)())
 
     async def send_games(self) -> None:
-        games = await database_sync_to_async(games_list)(
-            self.status_filter, self.kind_filter, self.user.pk
+        """``GAMES`` read afresh, this socket's own private games too."""
+        self.mine = None
+        games, frame = await database_sync_to_async(public_list)(
+            self.status_filter, self.kind_filter
         )
-        message = {"type": "GAMES", "status": self.status_filter, "games": games}
-        if self.kind_filter:
-            message["kind"] = self.kind_filter
-        await self.send_json(message)
+        await self.send_listed(games, frame)
+
+    async def send_listed(self, public: list[dict], frame: str) -> None:
+        """``GAMES``: the public games as read for this socket's filters (``frame``: their
+        message as encoded for everyone), with this user's private games added."""
+        if self.mine is None:
+            self.mine = await database_sync_to_async(private_games)(
+                self.status_filter, self.kind_filter, self.user.pk
+            )
+        if not self.mine:
+            await self.send(text_data=frame)
+            return
+        games = merged(public, self.mine)
+        await self.send_json(games_message(self.status_filter, self.kind_filter, games))

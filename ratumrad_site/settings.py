@@ -140,7 +140,8 @@ def channel_layers_config(redis_url: str, prefix: str = "ratumrad") -> dict[str,
                 },
             }
         }
-    return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # One process: channels' in-memory layer, without its clean-up on every message.
+    return {"default": {"BACKEND": "games.memory_layer.SweepingInMemoryChannelLayer"}}
 
 
 DEBUG = env_bool("DJANGO_DEBUG", True)

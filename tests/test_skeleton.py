@@ -47,7 +47,8 @@ def test_redis_url_selects_the_redis_channel_layer():
 
 def test_no_redis_url_selects_the_in_memory_channel_layer():
     layers = site_settings.channel_layers_config("")
-    assert layers["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    backend = "games.memory_layer.SweepingInMemoryChannelLayer"
+    assert layers["default"]["BACKEND"] == backend
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import copy
 import itertools
 import json
 import os
+import secrets
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -45,7 +46,9 @@ async def isolated_sockets(settings):
     """
     layers = copy.deepcopy(settings.CHANNEL_LAYERS)
     if "redis" in layers["default"]["BACKEND"]:
-        prefix = f"ratumrad-test-{os.getpid()}-{next(_layer_numbers)}"
+        # With a random part: Redis's pub/sub channels are shared by all its databases, and
+        # test processes elsewhere (other containers, where process ids repeat) use it too.
+        prefix = f"ratumrad-test-{os.getpid()}-{next(_layer_numbers)}-{secrets.token_hex(4)}"
         layers["default"].setdefault("CONFIG", {})["prefix"] = prefix
     settings.CHANNEL_LAYERS = layers  # channels drops its cached layers on setting_changed
     yield

@@ -1,0 +1,158 @@
+"""Lobby fan-out: server CPU per public game creation, with lobby sockets open and without.
+
+    .venv/bin/python bench/lobby_bench.py [--watchers 0 300] [--games 40] [--runs 2]
+
+It starts one server process (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL
+when ``DATABASE_URL`` names one, else SQLite; the Redis channel layer when ``REDIS_URL`` is
+set, else the in-memory one. For each run and each ``--watchers`` count in turn (so that the
+counts are measured in pairs, close in time), it opens that many lobby sockets, each of a
+guest of its own that asked for the game list, then creates ``--games`` public games one
+after another over REST, each by a guest of its own. A creation is over when every lobby
+socket has had a ``GAMES`` listing the new game. The server's CPU time over the creations,
+divided by their number, is printed with PostgreSQL's (on PostgreSQL: all its processes on
+this machine) and the wall time per creation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import orjson  # noqa: E402
+import uvloop  # noqa: E402
+from loadtest import SERVER_ENV, Site, raise_file_limit, wait_ready  # noqa: E402
+from procfs import cpu_seconds, pids_named, with_descendants  # noqa: E402
+
+from ratumrad_site import cluster  # noqa: E402
+from tests.real_server import server_database  # noqa: E402
+
+BENCH_ENV = {
+    **SERVER_ENV,
+    "GAMES_WAITING_PER_USER": "0",  # no limit
+    "GAME_RATE": "1000000/min",
+    "SOCKETS_PER_USER": "0",
+}
+SETTLE = 1.0  # seconds for the server to finish with sockets opening or closing
+WAIT = 30.0  # seconds a creation may take to reach every lobby socket
+
+
+class Watcher:
+    """A lobby socket that remembers which games its lists have shown."""
+
+    def __init__(self, socket):
+        self.socket = socket
+        self.listed: set[int] = set()
+        self.changed = asyncio.Event()
+        self.reader = asyncio.create_task(self.read())
+
+    async def read(self) -> None:
+        async for raw in self.socket:
+            message = orjson.loads(raw)
+            if message.get("type") == "GAMES":
+                self.listed.update(game["id"] for game in message["games"])
+                self.changed.set()
+
+    async def shows(self, game_id: int) -> None:
+        while game_id not in self.listed:
+            self.changed.clear()
+            await self.changed.wait()
+
+    async def close(self) -> None:
+        self.reader.cancel()
+        with contextlib.suppress(Exception):
+            await self.socket.close()
+
+
+async def open_watcher(site: Site) -> Watcher:
+    guest = await site.guest()
+    watcher = Watcher(await site.socket("/ws/lobby/", guest.token))
+    await watcher.socket.send('{"type": "REQUEST_GAMES"}')
+    await watcher.changed.wait()
+    return watcher
+
+
+def postgres_cpu() -> float:
+    return sum(cpu_seconds(pid) for pid in pids_named("postgres"))
+
+
+async def measure(site: Site, pid: int, watchers: int, games: int) -> tuple[float, float, float]:
+    """Server CPU, PostgreSQL CPU and wall milliseconds per public game creation with
+    ``watchers`` lobby sockets."""
+    sockets: list[Watcher] = []
+    for start in range(0, watchers, 50):
+        sockets += await asyncio.gather(
+            *(open_watcher(site) for _ in range(min(50, watchers - start)))
+        )
+    creators = []
+    for start in range(0, games, 50):
+        creators += await asyncio.gather(*(site.guest() for _ in range(min(50, games - start))))
+    await asyncio.sleep(SETTLE)
+    pids = with_descendants([pid])
+    cpu_before = sum(cpu_seconds(each) for each in pids)
+    database_before = postgres_cpu()
+    began = time.perf_counter()
+    for creator in creators:
+        body = {"name": "lobby bench", "max_players": 2}
+        game = await site.call("POST", "/api/games/", body, creator.token)
+        await asyncio.wait_for(
+            asyncio.gather(*(socket.shows(game["id"]) for socket in sockets)), WAIT
+        )
+    wall = time.perf_counter() - began
+    cpu = sum(cpu_seconds(each) for each in pids) - cpu_before
+    database = postgres_cpu() - database_before
+    await asyncio.gather(*(socket.close() for socket in sockets))
+    await asyncio.sleep(SETTLE)
+    return cpu / games * 1000, database / games * 1000, wall / games * 1000
+
+
+async def main_async(args) -> None:
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(server_database())
+        logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="ratumrad-lobby-"))
+        log = stack.enter_context(open(Path(logs) / "server.log", "wb"))
+        sock = cluster.listen("127.0.0.1", 0)
+        server = cluster.start(sock, {**BENCH_ENV, "DATABASE_URL": url}, log)
+        stack.callback(cluster.stop, [server])
+        site = Site(f"http://127.0.0.1:{sock.getsockname()[1]}")
+        await wait_ready(site)
+        layer = "Redis" if os.environ.get("REDIS_URL") else "in-memory"
+        database = "PostgreSQL" if url.startswith("postgres") else "SQLite"
+        print(f"one server process, {database}, {layer} channel layer; {args.games} games a run")
+        results: dict[int, list[float]] = {count: [] for count in args.watchers}
+        for run in range(1, args.runs + 1):
+            for count in args.watchers:
+                cpu, database, wall = await measure(site, server.pid, count, args.games)
+                results[count].append(cpu)
+                postgres = f", PostgreSQL {database:.1f} ms" if url.startswith("postgres") else ""
+                print(
+                    f"run {run}: {count} lobby sockets: server CPU {cpu:.1f} ms"
+                    f" per public game creation{postgres} (wall {wall:.1f} ms)",
+                    flush=True,
+                )
+        base = args.watchers[0]
+        for count in args.watchers:
+            mean = sum(results[count]) / len(results[count])
+            ratio = mean / (sum(results[base]) / len(results[base]))
+            print(f"mean with {count} lobby sockets: {mean:.1f} ms ({ratio:.1f}x of {base})")
+
+
+def main() -> None:
+    raise_file_limit()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--watchers", type=int, nargs="+", default=[0, 300])
+    parser.add_argument("--games", type=int, default=40, help="public games created per count")
+    parser.add_argument("--runs", type=int, default=2)
+    uvloop.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+"""Lobby fan-out: a change of the lobby costs the database the same whether one lobby socket
+watches or fifty, and every socket still gets exactly its own list (private games listed only
+to their players)."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from channels.db import database_sync_to_async
+from django.db.backends.utils import CursorWrapper
+
+from games.services.admin import game_end_now
+from games.services.lifecycle import game_create, game_join, game_start
+from games.services.seats import game_leave
+from lobby.consumers import GAMES_LISTED, games_list
+from tests.ws_helpers import (
+    Socket,
+    close_all,
+    isolated_sockets,  # noqa: F401 (autouse fixture)
+    token_of,
+    waiting_game,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WATCHERS = 50
+
+
+@contextlib.contextmanager
+def every_statement(monkeypatch):
+    """The SQL statements run meanwhile, on any thread and connection (the consumers read in
+    the database thread, the test's changes run in it too)."""
+    statements: list[str] = []
+    original = CursorWrapper._execute_with_wrappers
+
+    def counted(self, sql, params, many, executor):
+        statements.append(sql)
+        return original(self, sql, params, many, executor)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(CursorWrapper, "_execute_with_wrappers", counted)
+        yield statements
+
+
+async def watching(people, count: int, **request) -> list[Socket]:
+    """``count`` lobby sockets of ``people`` in turn, each with its first list in."""
+    sockets = []
+    for number in range(count):
+        socket = await Socket.lobby(people[number % len(people)])
+        await socket.send({"type": "REQUEST_GAMES", **request})
+        await socket.expect("GAMES")
+        sockets.append(socket)
+    return sockets
+
+
+def ids(message: dict) -> list[int]:
+    return [game["id"] for game in message["games"]]
+
+
+async def statements_of_a_public_game_created(people, monkeypatch, sockets) -> list[str]:
+    """What creating a public game costs the database until every socket has it listed."""
+    with every_statement(monkeypatch) as statements:
+        game_id = await waiting_game(people[0], name="Offen")
+        for socket in sockets:
+            assert game_id in ids(await socket.expect("GAMES"))
+    return list(statements)
+
+
+async def test_a_public_change_costs_the_same_queries_with_1_and_with_50_lobby_sockets(
+    people, monkeypatch
+):
+    one = await watching(people[1:], 1)
+    alone = await statements_of_a_public_game_created(people, monkeypatch, one)
+    await close_all(*one)
+    many = await watching(people[1:], WATCHERS)
+    crowd = await statements_of_a_public_game_created(people, monkeypatch, many)
+    await close_all(*many)
+    assert len(crowd) == len(alone), "\n".join([*crowd, "---", *alone])
+    # The list is read once: the sockets did read it (not only the change's own statements).
+    assert sum(f"LIMIT {GAMES_LISTED}" in sql.upper() for sql in alone) == 1, alone
+
+
+async def test_sockets_with_different_filters_share_one_read_per_filter(people, monkeypatch):
+    one = await watching(people[1:], 1)
+    alone = await statements_of_a_public_game_created(people, monkeypatch, one)
+    await close_all(*one)
+    everything = await watching(people[1:], WATCHERS // 2)
+    waiting = await watching(people[1:], WATCHERS // 2, status="WAITING")
+    crowd = await statements_of_a_public_game_created(people, monkeypatch, everything + waiting)
+    await close_all(*everything, *waiting)
+    assert len(crowd) == len(alone) + 1  # the second filter's list
+
+
+async def statements_of_someone_arriving(newcomer, monkeypatch, sockets) -> list[str]:
+    """What a new user's lobby socket costs the database until every follower has them."""
+    with every_statement(monkeypatch) as statements:
+        arrived = await Socket.lobby(newcomer)
+        for socket in sockets:
+            players = (await socket.expect("CONNECTED_PLAYERS"))["players"]
+            assert newcomer.pk in [player["id"] for player in players]
+    await arrived.close()
+    for socket in sockets:  # who left: pushed too
+        await socket.expect("CONNECTED_PLAYERS")
+    return list(statements)
+
+
+async def test_who_is_online_costs_the_same_queries_with_1_and_with_50_followers(
+    people, monkeypatch
+):
+    sockets = await watching(people[:4], WATCHERS)
+    for socket in sockets:
+        await socket.send({"type": "REQUEST_ALL_CONNECTED_PLAYERS"})
+        await socket.expect("CONNECTED_PLAYERS")
+    newcomer = people[4]
+    await token_of(newcomer)  # made once, before either count
+    crowd = await statements_of_someone_arriving(newcomer, monkeypatch, sockets)
+    await close_all(*sockets[1:])
+    await sockets[0].drain(0.3)  # bob, charlie and dora left
+    alone = await statements_of_someone_arriving(newcomer, monkeypatch, sockets[:1])
+    await sockets[0].close()
+    assert len(crowd) == len(alone), "\n".join([*crowd, "---", *alone])
+
+
+@database_sync_to_async
+def listed_now(user, status: str | None = None, kind: str | None = None) -> list[dict]:
+    """The list as one socket read it on its own: the standard the shared reads must meet."""
+    return games_list(status, kind, user.pk)
+
+
+async def test_every_socket_gets_its_own_list_after_create_join_start_finish_and_leave(people):
+    alice, bob, carla, dora, emil = people
+    # Each socket with the filters it asked for, and the user it belongs to.
+    filters = {
+        "alice": (alice, {}),
+        "alice waiting": (alice, {"status": "WAITING"}),
+        "bob": (bob, {}),
+        "carla": (carla, {}),
+        "dora finished": (dora, {"status": "FINISHED"}),
+        "emil rage": (emil, {"kind": "rage"}),
+    }
+    sockets = {}
+    for name, (user, request) in filters.items():
+        sockets[name] = socket = await Socket.lobby(user)
+        await socket.send({"type": "REQUEST_GAMES", **request})
+        await socket.expect("GAMES")
+
+    async def all_listed_right(told: set[str]) -> None:
+        """The sockets in ``told`` got a fresh list and the others none; every socket's last
+        list is the one its user may see now."""
+        for name, socket in sockets.items():
+            user, request = filters[name]
+            if name in told:
+                pushed = await socket.expect("GAMES")
+                assert pushed["games"] == await listed_now(user, **request), name
+                assert pushed["status"] == request.get("status")
+                assert pushed.get("kind") == request.get("kind")
+            else:
+                assert await socket.is_quiet(0.05), name
+        for name, socket in sockets.items():
+            user, request = filters[name]
+            last = [message for message in socket.received if message["type"] == "GAMES"][-1]
+            assert last["games"] == await listed_now(user, **request), name
+
+    everyone = set(sockets)
+    alices = {"alice", "alice waiting"}
+    public = await waiting_game(alice, max_players=2, name="Offen")
+    await all_listed_right(everyone)
+    secret = await database_sync_to_async(game_create)(
+        user=alice, name="Geheim", max_players=3, private=True
+    )
+    await all_listed_right(alices)
+    await database_sync_to_async(game_join)(game_id=secret.pk, user=bob)
+    await all_listed_right(alices | {"bob"})
+    await database_sync_to_async(game_join)(game_id=public, user=bob)
+    await all_listed_right(everyone)
+    await database_sync_to_async(game_start)(game_id=public, user=alice)
+    await all_listed_right(everyone)
+    await database_sync_to_async(game_end_now)(game_id=public)
+    await all_listed_right(everyone)
+    assert ids(sockets["dora finished"].received[-1]) == [public]
+    await database_sync_to_async(game_leave)(game_id=secret.pk, user=bob)
+    await all_listed_right(alices | {"bob"})
+    second = await waiting_game(carla, max_players=2, name="Zweites")
+    await all_listed_right(everyone)
+    await database_sync_to_async(game_leave)(game_id=second, user=carla)
+    await all_listed_right(everyone)
+
+    # The private game was in alice's lists, merged with the public ones, newest first...
+    assert ids(sockets["alice"].received[-1]) == [game["id"] for game in await listed_now(alice)]
+    assert secret.pk in ids(sockets["alice"].received[-1])
+    # ... and never in a list of anyone else but bob while he sat in it.
+    for name in ("carla", "dora finished", "emil rage"):
+        listed = [ids(message) for message in sockets[name].received if "games" in message]
+        assert listed and all(secret.pk not in games for games in listed), name
+    assert secret.pk not in ids(sockets["bob"].received[-1])
+    await close_all(*sockets.values())
+
+
+async def test_a_private_game_never_reaches_a_socket_that_did_not_sit_in_it(people):
+    """A public change goes out to every socket at once (one read shared): the private game of
+    alice and bob, added to their own lists only, is not in it."""
+    alice, bob, carla = people[:3]
+    [a], [b], [c] = [await watching([person], 1) for person in (alice, bob, carla)]
+    secret = await database_sync_to_async(game_create)(
+        user=alice, name="Geheim", max_players=2, private=True
+    )
+    await a.expect("GAMES")
+    await database_sync_to_async(game_join)(game_id=secret.pk, user=bob)
+    await a.expect("GAMES")
+    await b.expect("GAMES")
+    public = await waiting_game(carla, max_players=2, name="Offen")
+    assert ids(await a.expect("GAMES")) == [public, secret.pk]
+    assert ids(await b.expect("GAMES")) == [public, secret.pk]
+    assert ids(await c.expect("GAMES")) == [public]
+    for message in c.received:
+        assert "Geheim" not in str(message)
+    await close_all(a, b, c)
