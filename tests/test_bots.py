@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from games.ratumrad import bots, engine
+from games.ratumrad import bot_heuristic, bot_seat, bots, engine
 from games.ratumrad.board import basel
 from tests.engine_boards import TOY
 
@@ -92,12 +92,16 @@ def test_bots_decide_from_their_own_view_only(name):
     assert checked > 50
 
 
-def test_the_bot_module_never_touches_game_state():
+def test_the_bot_modules_never_touch_game_state():
     source = Path(bots.__file__).read_text(encoding="utf-8")
     bot_part = source.split("-- whole games")[0]  # the runner below it plays the engine
     assert "GameState" not in source
     assert "engine." not in bot_part
     assert "state" not in bot_part
+    for family in (bot_heuristic, bot_seat):  # the heuristic bot and what it reads from a view
+        source = Path(family.__file__).read_text(encoding="utf-8")
+        assert "engine" not in source
+        assert "state" not in source.lower()
 
 
 @pytest.mark.parametrize("names", [("heuristic", "random"), ("heuristic",) * 3])

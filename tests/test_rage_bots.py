@@ -15,7 +15,8 @@ import pytest
 
 from games import rage
 from games.rage import bots, engine
-from games.rage.bots import StrongBot, _policy, _World
+from games.rage.bot_world import _policy, _World
+from games.rage.bots import StrongBot
 from games.rage.cards import COLOR_OF, DECK
 
 pytestmark = pytest.mark.engine

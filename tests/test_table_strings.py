@@ -147,16 +147,20 @@ def test_the_scripts_read_strings_only_the_ways_the_reader_knows():
 
 def end_reasons(kind: str) -> set[str]:
     """The reasons a game of ``kind`` ends with: each string its engine's ``_finish`` is
-    called with, and the site's own (an administrator's, ``game_end_now``)."""
-    engine = importlib.import_module(f"games.{kind}.engine")
+    called with, in any module of the engine's package (the rules are split by
+    responsibility), and the site's own (an administrator's, ``game_end_now``)."""
+    package = importlib.import_module(f"games.{kind}")
     reasons = {inspect.signature(game_end_now).parameters["reason"].default}
-    for node in ast.walk(ast.parse(inspect.getsource(engine))):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "_finish":
-            for arg in node.args:
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    reasons.add(arg.value)
-                elif isinstance(arg, ast.Name) and isinstance(getattr(engine, arg.id, 0), str):
-                    reasons.add(getattr(engine, arg.id))
+    for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        name = package.__name__ if path.stem == "__init__" else f"{package.__name__}.{path.stem}"
+        module = importlib.import_module(name)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "_finish":
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        reasons.add(arg.value)
+                    elif isinstance(arg, ast.Name) and isinstance(getattr(module, arg.id, 0), str):
+                        reasons.add(getattr(module, arg.id))
     assert len(reasons) > 1, f"no reason found in {kind}'s engine"
     return reasons
 

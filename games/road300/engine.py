@@ -47,15 +47,16 @@ Events (public feed entries; every one has ``kind`` and ``player``, cells are ``
 ``history`` (T3.2) has one entry per round: ``round``, ``rolls`` (every roll, failed ones
 first), ``cross``, ``die``, ``standing``, ``to``, ``path``, ``value``; the round in which the game
 ended has ``cross``/``die``/``to``/``path``/``value`` null and ``end`` set to the reason.
+
+The rules' modules: ``state`` (constants, options, the state and its storage), ``legal`` (the
+turns a roll offers), ``dice`` (rolls and the end of the game), ``scoring`` and ``views``; this
+module deals a game and applies a turn, and hands on their names.
 """
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import date
 from typing import Any
 
 from games.contract import (
@@ -68,34 +69,54 @@ from games.contract import (
     NotYourTurn,
     PlayerId,
     UnknownType,
-    dump_rng,
-    load_rng,
 )
 
-from .board import CORNER_INDICES, SIZE, Cell, bit, cell_of, index, mask_of, region, walks
-from .grids import CURRENT, GRIDS, Grid, check_grid
-
-KIND = "road300"
-MIN_PLAYERS = MAX_PLAYERS = 1
-MOVE_TYPES = frozenset({"ROAD_TURN"})
-OPTIONS = {"daily": False}
-
-RUNNING = "RUNNING"
-FINISHED = "FINISHED"
-THREE_FAILED_ROLLS = "three_failed_rolls"
-NO_LEGAL_MOVE = "no_legal_move"
-MAX_FAILED_ROLLS = 3  # T2.3
-DICE = 3  # T1.2
-WINNING_TOTAL = 300  # T4.3
-
-# The pairs of dice that may cross a cell and the die left over to move (T2.2, T2.5).
-_PAIRS = ((0, 1, 2), (0, 2, 1), (1, 2, 0))
+from .board import SIZE, Cell, bit
+from .dice import _roll, end_game
+from .grids import CURRENT, GRIDS
+from .legal import blocked_mask, crossings, destinations, legal_moves, reachable, turns
+from .scoring import score, scoring_cells
+from .state import (
+    DICE,
+    FINISHED,
+    KIND,
+    MAX_FAILED_ROLLS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MOVE_TYPES,
+    NO_LEGAL_MOVE,
+    OPTIONS,
+    RUNNING,
+    THREE_FAILED_ROLLS,
+    WINNING_TOTAL,
+    GameState,
+    _json_cell,
+    _seat,
+    check_options,
+    from_dict,
+    is_over,
+    phase,
+    results,
+    scramble,
+    to_dict,
+    to_move,
+)
+from .views import view
 
 __all__ = [
+    "CURRENT",
+    "DICE",
+    "FINISHED",
     "KIND",
+    "MAX_FAILED_ROLLS",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
     "MOVE_TYPES",
+    "NO_LEGAL_MOVE",
+    "OPTIONS",
+    "RUNNING",
+    "THREE_FAILED_ROLLS",
+    "WINNING_TOTAL",
     "BadField",
     "BadOption",
     "EngineError",
@@ -106,86 +127,30 @@ __all__ = [
     "NotYourTurn",
     "UnknownType",
     "apply",
+    "blocked_mask",
     "check_options",
+    "crossings",
+    "destinations",
     "end_game",
     "from_dict",
     "is_over",
     "legal_moves",
     "new_game",
     "phase",
+    "reachable",
     "replay",
     "results",
+    "score",
+    "scoring_cells",
     "scramble",
     "to_dict",
     "to_move",
+    "turns",
     "view",
 ]
 
 
-@dataclass(slots=True)
-class GameState:
-    """A game. Cells are ``(x, y)`` tuples; the position is the last circled cell."""
-
-    players: list[PlayerId]
-    seed: Any = 0
-    options: dict = field(default_factory=lambda: dict(OPTIONS))
-    grid: Grid = GRIDS[CURRENT]
-    grid_version: int | None = CURRENT  # None: a sheet that is not in GRIDS (tests)
-    rng: random.Random = field(default_factory=lambda: random.Random(0))  # the dice only
-    crossed: list[Cell] = field(default_factory=list)  # in order, T2.2 and T2.4 crossings
-    circled: list[Cell] = field(default_factory=list)  # in order (T2.7)
-    dice: tuple[int, ...] | None = None  # the current roll (the last one once over)
-    rolls: list[tuple[int, ...]] = field(default_factory=list)  # this round's rolls so far
-    failed_rolls: int = 0  # failed rolls in a row before the current roll (T2.3)
-    round: int = 1
-    history: list[dict] = field(default_factory=list)  # finished rounds, JSON-shaped (T3.2)
-    status: str = RUNNING
-    end_reason: str | None = None
-    seq: int = 0  # moves applied
-    results: list[dict] | None = None
-
-    @property
-    def player(self) -> PlayerId:
-        return self.players[0]
-
-    @property
-    def position(self) -> Cell | None:
-        """The cell the player stands on (T2.7), ``None`` before the first move (T2.5)."""
-        return self.circled[-1] if self.circled else None
-
-    def value(self, cell: Cell) -> int:
-        x, y = cell
-        return self.grid[y - 1][x - 1]
-
-
-# ---------------------------------------------------------------------------- options and setup
-
-
-def check_options(options: object) -> dict:
-    """The one option is ``daily`` (bool, default false: the site picks the day's seed, T5.2).
-    A daily game's ``day`` (``"YYYY-MM-DD"``, UTC) is written by the site, not chosen."""
-    if not isinstance(options, dict):
-        raise BadOption("options", "options are a JSON object")
-    for name, value in options.items():
-        if name == "day":
-            if not options.get("daily") or not _is_day(value):
-                raise BadOption("options.day", "day is the date of a daily game, YYYY-MM-DD")
-            continue
-        if name not in OPTIONS:
-            raise BadOption(f"options.{name}", "Road to 300 has no option {name}", name=repr(name))
-        if not isinstance(value, bool):
-            raise BadOption(f"options.{name}", "option {name} is true or false", name=name)
-    return {**OPTIONS, **options}
-
-
-def _is_day(value: object) -> bool:
-    if not isinstance(value, str) or len(value) != 10:
-        return False
-    try:
-        date.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
+# ---------------------------------------------------------------------------- setup
 
 
 def new_game(seed: Any, players: Sequence[PlayerId], options: dict | None = None) -> GameState:
@@ -206,189 +171,7 @@ def new_game(seed: Any, players: Sequence[PlayerId], options: dict | None = None
     return state
 
 
-# ---------------------------------------------------------------------------- the rules
-
-
-def blocked_mask(state: GameState) -> int:
-    """Every cell crossed or circled: no crossing (T2.2) and no step (T2.5) onto them."""
-    return mask_of(state.crossed) | mask_of(state.circled)
-
-
-def crossings(dice: Sequence[int], blocked: int) -> list[tuple[Cell, int, tuple[int, int]]]:
-    """T2.2: ``(cell, moving die, pair)`` for every cell the roll can cross, by cell."""
-    found: dict[Cell, tuple[int, tuple[int, int]]] = {}
-    for i, j, k in _PAIRS:
-        a, b = dice[i], dice[j]
-        for cell in ((a, b), (b, a)):
-            if cell not in found and not bit(cell) & blocked:
-                found[cell] = (dice[k], (min(a, b), max(a, b)))
-    return [(cell, die, pair) for cell, (die, pair) in sorted(found.items())]
-
-
-def destinations(position: Cell | None, steps: int, blocked: int) -> dict[Cell, list[Cell]]:
-    """T2.5: every cell a move of exactly ``steps`` steps can end on, with one path to it (from
-    the first step to the end, straightest first). ``None``: round 1, entering on a corner."""
-    ends: dict[int, tuple[int, ...]] = {}
-    if position is None:
-        for corner in CORNER_INDICES:
-            if (1 << corner) & blocked:
-                continue
-            if steps == 1:
-                ends.setdefault(corner, (corner,))  # T2.5: with a 1 the move ends there
-                continue
-            for mask, end, path in walks(corner, steps - 1):
-                if end not in ends and not mask & blocked:
-                    ends[end] = (corner, *path)
-    else:
-        for mask, end, path in walks(index(position), steps):
-            if end not in ends and not mask & blocked:
-                ends[end] = path
-    return {cell_of(end): [cell_of(i) for i in path] for end, path in ends.items()}
-
-
-def turns(state: GameState) -> list[tuple[Cell, int, Cell, list[Cell]]]:
-    """Every legal turn of the current roll as ``(cross, die, to, path)``, by cross then to."""
-    if state.dice is None:
-        return []
-    blocked = blocked_mask(state)
-    found = []
-    for cross, die, _pair in crossings(state.dice, blocked):
-        # T2.6: the cell just crossed blocks this round's move.
-        for to, path in destinations(state.position, die, blocked | bit(cross)).items():
-            found.append((cross, die, to, path))
-    found.sort(key=lambda turn: (turn[0], turn[2]))
-    return found
-
-
-def _roll(state: GameState, events: list[dict]) -> None:
-    """T2.1/T2.3: roll until a roll can cross a cell, or end the game (T4.1)."""
-    while True:
-        dice = tuple(state.rng.randint(1, 6) for _ in range(DICE))
-        state.dice = dice
-        state.rolls.append(dice)
-        if crossings(dice, blocked_mask(state)):
-            break
-        state.failed_rolls += 1
-        events.append(
-            {
-                "kind": "failed_roll",
-                "player": state.player,
-                "round": state.round,
-                "dice": list(dice),
-                "count": state.failed_rolls,
-            }
-        )
-        if state.failed_rolls >= MAX_FAILED_ROLLS:
-            _finish(state, THREE_FAILED_ROLLS, events)
-            return
-    events.append(
-        {"kind": "rolled", "player": state.player, "round": state.round, "dice": list(dice)}
-    )
-    if not turns(state):
-        # T2.8: the roll can cross but no turn can move. T2.4 of this round still crosses the
-        # standing cell, so it keeps its circle and scores (T4.2).
-        if state.position is not None:
-            state.crossed.append(state.position)
-        _finish(state, NO_LEGAL_MOVE, events)
-
-
-def _finish(state: GameState, reason: str, events: list[dict]) -> None:
-    standing = state.position if reason == NO_LEGAL_MOVE else None
-    state.history.append(
-        {
-            "round": state.round,
-            "rolls": [list(roll) for roll in state.rolls],
-            "cross": None,
-            "die": None,
-            "standing": _json_cell(standing),
-            "to": None,
-            "path": None,
-            "value": None,
-            "end": reason,
-        }
-    )
-    state.status = FINISHED
-    state.end_reason = reason
-    state.results = _results(state)
-    row = state.results[0]
-    events.append(
-        {
-            "kind": "game_over",
-            "player": state.player,
-            "reason": reason,
-            "total": row["total"],
-            "won": row["won"],
-        }
-    )
-
-
-def scoring_cells(state: GameState) -> list[Cell]:
-    """T4.2: the cells with both an X and a circle, in the order they were circled."""
-    crossed = set(state.crossed)
-    return [cell for cell in state.circled if cell in crossed]
-
-
-def score(state: GameState) -> int:
-    """T4.2 as it would stand if the game ended now by T2.8 (every circled cell counts, the
-    standing one being crossed by T2.4); once over, the final total."""
-    if state.results:
-        return state.results[0]["total"]
-    return sum(state.value(cell) for cell in state.circled)
-
-
-def _results(state: GameState) -> list[dict]:
-    cells = scoring_cells(state)
-    total = sum(state.value(cell) for cell in cells)
-    return [
-        {
-            "player": state.player,
-            "total": total,
-            "place": 1,
-            "won": total >= WINNING_TOTAL,  # T4.3
-            "cells": [list(cell) for cell in cells],
-            "bot_score": None,  # T4.3: the site fills in bots.strong_bot_score(seed, options)
-        }
-    ]
-
-
-# ---------------------------------------------------------------------------- the contract
-
-
-def phase(state: GameState) -> str:
-    return state.status
-
-
-def is_over(state: GameState) -> bool:
-    return state.status == FINISHED
-
-
-def results(state: GameState) -> list[dict]:
-    return copy.deepcopy(state.results) if state.results else []
-
-
-def _seat(state: GameState, player: PlayerId) -> None:
-    try:
-        seated = player in state.players
-    except TypeError:
-        seated = False
-    if not seated:
-        raise NotSeated("player {player} has no seat in this game", player=repr(player))
-
-
-def to_move(state: GameState) -> list[PlayerId]:
-    return [] if is_over(state) else [state.player]
-
-
-def _message(cross: Cell, to: Cell) -> dict:
-    return {"type": "ROAD_TURN", "cross": list(cross), "to": list(to)}
-
-
-def legal_moves(state: GameState, player: PlayerId) -> list[dict]:
-    """Every ROAD_TURN the player may send now (T2.8), by crossed cell then end cell."""
-    _seat(state, player)
-    if is_over(state):
-        return []
-    return [_message(cross, to) for cross, _die, to, _path in turns(state)]
+# ---------------------------------------------------------------------------- applying a turn
 
 
 def _cell_field(move: dict, name: str) -> Cell:
@@ -506,83 +289,7 @@ def _check_turn(state: GameState, cross: Cell, to: Cell) -> tuple[int, list[Cell
     )
 
 
-def end_game(state: GameState, reason: str) -> list[dict]:
-    """End a running game now (an admin's decision). No T2.4 comes, so the standing cell does
-    not count (as after three failed rolls)."""
-    if is_over(state):
-        raise GameOver("the game is over")
-    events: list[dict] = []
-    _finish(state, reason, events)
-    state.seq += 1
-    return events
-
-
-# ------------------------------------------------------------------ what leaves the engine
-
-
-def _json_cell(cell: Cell | None) -> list[int] | None:
-    return None if cell is None else list(cell)
-
-
-def reachable(state: GameState) -> list[Cell]:
-    """T3.2: the free cells a walk from the standing cell (round 1: from outside, through a free
-    corner) could still reach, whatever the dice."""
-    blocked = blocked_mask(state)
-    free = ((1 << (SIZE * SIZE)) - 1) & ~blocked
-    if state.position is None:
-        corners = mask_of(cell_of(c) for c in CORNER_INDICES) & free
-        mask = corners | region(corners, free)
-    else:
-        mask = region(bit(state.position), free)
-    return [cell_of(i) for i in range(SIZE * SIZE) if mask >> i & 1]
-
-
-def view(state: GameState, player: PlayerId | None = None) -> dict:
-    """What ``player`` (``None``: a spectator) may see: everything but the dice to come; the
-    player alone gets ``you`` and the legal turns with their paths (T3.1)."""
-    if player is not None:
-        _seat(state, player)
-    data: dict[str, Any] = {
-        "kind": KIND,
-        "status": state.status,
-        "seq": state.seq,
-        "players": [{"id": p} for p in state.players],
-        "options": dict(state.options),
-        "grid": [list(row) for row in state.grid],
-        "grid_version": state.grid_version,
-        "crossed": [list(cell) for cell in state.crossed],
-        "circled": [list(cell) for cell in state.circled],
-        "position": _json_cell(state.position),
-        "dice": None if state.dice is None else list(state.dice),
-        "rolls": [list(roll) for roll in state.rolls],
-        "failed_rolls": state.failed_rolls,
-        "round": state.round,
-        "score": score(state),
-        "reachable": [list(cell) for cell in reachable(state)],
-        "history": copy.deepcopy(state.history),
-        "legal": [],
-        "paths": [],
-        "crossings": [],
-    }
-    if player is not None:
-        data["you"] = {"player_id": player}
-    if player is not None and not is_over(state):
-        found = turns(state)
-        data["legal"] = [_message(cross, to) for cross, _die, to, _path in found]
-        data["paths"] = [[list(cell) for cell in path] for _c, _d, _t, path in found]
-        usable = {cross for cross, _die, _to, _path in found}
-        data["crossings"] = [
-            {"cross": list(cell), "pair": list(pair), "die": die}
-            for cell, die, pair in crossings(state.dice or (), blocked_mask(state))
-            if cell in usable
-        ]
-    if is_over(state):
-        data["end_reason"] = state.end_reason
-        data["results"] = results(state)
-    return data
-
-
-# ---------------------------------------------------------------------------- replay and storage
+# ---------------------------------------------------------------------------- replay
 
 
 def replay(
@@ -596,63 +303,3 @@ def replay(
     for player, move in moves:
         apply(state, player, move)
     return state
-
-
-def to_dict(state: GameState) -> dict:
-    """The whole state, the dice generator included (storage only, never a client)."""
-    return {
-        "kind": KIND,
-        "seed": state.seed,
-        "players": list(state.players),
-        "options": dict(state.options),
-        "grid_version": state.grid_version,
-        "grid": [list(row) for row in state.grid],
-        "rng": dump_rng(state.rng),
-        "crossed": [list(cell) for cell in state.crossed],
-        "circled": [list(cell) for cell in state.circled],
-        "dice": None if state.dice is None else list(state.dice),
-        "rolls": [list(roll) for roll in state.rolls],
-        "failed_rolls": state.failed_rolls,
-        "round": state.round,
-        "history": copy.deepcopy(state.history),
-        "status": state.status,
-        "end_reason": state.end_reason,
-        "seq": state.seq,
-        "results": copy.deepcopy(state.results),
-    }
-
-
-def from_dict(data: dict) -> GameState:
-    """Rebuild a state saved by :func:`to_dict`; it shares nothing with ``data``."""
-    rng = load_rng(data["rng"])
-    grid = tuple(tuple(row) for row in data["grid"])
-    check_grid(grid)
-    return GameState(
-        players=list(data["players"]),
-        seed=data["seed"],
-        options=dict(data["options"]),
-        grid=grid,
-        grid_version=data["grid_version"],
-        rng=rng,
-        crossed=[(x, y) for x, y in data["crossed"]],
-        circled=[(x, y) for x, y in data["circled"]],
-        dice=None if data["dice"] is None else tuple(data["dice"]),
-        rolls=[tuple(roll) for roll in data["rolls"]],
-        failed_rolls=data["failed_rolls"],
-        round=data["round"],
-        history=copy.deepcopy(data["history"]),
-        status=data["status"],
-        end_reason=data["end_reason"],
-        seq=data["seq"],
-        results=copy.deepcopy(data["results"]),
-    )
-
-
-def scramble(state: GameState, player: PlayerId | None, rng: random.Random) -> GameState:
-    """A copy whose dice generator is reseeded from ``rng``: the dice to come are the game's
-    only secret, and nothing else differs."""
-    if player is not None:
-        _seat(state, player)
-    other = from_dict(to_dict(state))
-    other.rng = random.Random(rng.getrandbits(64))
-    return other
