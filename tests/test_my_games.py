@@ -141,7 +141,7 @@ def test_nobody_waiting_shows_no_count(people, client):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_every_socket_of_a_person_hears_when_a_game_starts_and_stops_waiting_for_them(
+async def test_every_socket_of_a_person_hears_when_a_turn_based_game_starts_and_stops_waiting(
     people,
 ):
     from channels.db import database_sync_to_async
@@ -150,7 +150,8 @@ async def test_every_socket_of_a_person_hears_when_a_game_starts_and_stops_waiti
 
     bob = people[1]
     lobby = await Socket.lobby(bob)  # on any page: the nav's count follows
-    game = await database_sync_to_async(dealt)(people)
+    live = await database_sync_to_async(dealt)(people, "Jetzt")
+    game = await database_sync_to_async(dealt)(people, pace="turn_based")
     told = await lobby.next_my_turns()
     assert told == {"type": "MY_TURNS", "game": game.pk, "your_move": True}  # the preparation
     state = await database_sync_to_async(load_state)(game)
@@ -160,6 +161,8 @@ async def test_every_socket_of_a_person_hears_when_a_game_starts_and_stops_waiti
     await database_sync_to_async(game_abort)(game_id=game.pk)
     await lobby.drain()  # the lobby's list changed too
     assert lobby.my_turns == []  # the game had stopped waiting for Bob already
+    # A live game's people are at its table: its page counts its own game (no MY_TURNS).
+    assert live.pk not in {message["game"] for message in lobby.received if "game" in message}
     watcher = await Socket.lobby(people[2])  # someone else hears nothing of it
     assert await watcher.is_quiet() and watcher.my_turns == []
     await close_all(lobby, watcher)

@@ -58,7 +58,7 @@ def do_game_abort(*, game: Game, before: list[dict] = ()) -> None:
     waited = game.seats.filter(to_move=True, is_bot=False).values_list("user_id", flat=True)
     waited = list(waited)
     game.seats.filter(to_move=True).update(to_move=False)
-    if waited:
+    if waited and game.turn_based:
         after_commit(lambda: broadcast.turns_changed(game.pk, dict.fromkeys(waited, False)))
     events = [*before, {"kind": "aborted", "player": None}]
     Event.objects.create(game=game, seq=game.seq, kind="aborted", data=events[-1])

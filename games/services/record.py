@@ -93,7 +93,10 @@ def record_seats(
 
 def _tell_waiting(game: Game, seats: list[Seat]) -> None:
     """Once committed, tell these seats' people whether the game waits for their move now
-    (their pages' "My games" count); computer players have no pages."""
+    (their pages' "My games" count); computer players have no pages. Turn-based games only:
+    a live game's people are at its table, whose page counts its own game."""
+    if not game.turn_based:
+        return
     your_move = {
         seat.user_id: seat.to_move and not seat.computer_plays for seat in seats if not seat.is_bot
     }

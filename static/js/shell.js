@@ -61,6 +61,7 @@ import { renderNewAchievements } from "./game/achievements.js";
 import { renderResults } from "./game/results.js";
 import { inPlay, legalOf } from "./game/state.js";
 import { TurnNotifier } from "./game/turn-notify.js";
+import { applyMyTurns } from "./my-turns.js";
 import { TurnSignal } from "./game/turn-signal.js";
 import { countdown } from "./time.js";
 import { renderWaiting } from "./game/waiting.js";
@@ -207,6 +208,9 @@ function renderTurnLine(state) {
   line.hidden = !text;
   turnNotifier.update(Boolean(state.you));
   turnSignal.update(mine && Boolean(text), Boolean(state.you));
+  // The nav's count of games waiting: this game's own turn as this page sees it.
+  const game = Number(root.dataset.gameId);
+  applyMyTurns({ type: "MY_TURNS", game, your_move: Boolean(state.you) && mine && Boolean(text) });
 }
 
 function renderDeadline() {

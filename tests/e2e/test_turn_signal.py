@@ -22,6 +22,8 @@ from tests.e2e.test_two_players import (
 )
 
 PREFIX = "▶ Your turn · "
+# While it is your move here, this game is also one of "My games" waiting for you: "(1) ".
+MINE = "(1) " + PREFIX
 # Counts the beeps the page tries (the oscillators it makes) and records every title it sets.
 SPIES = """
 (() => {
@@ -70,7 +72,7 @@ def test_your_turn_shows_in_the_title_beeps_and_the_sound_toggle_is_remembered(n
     page.goto(f"/games/{game_id}/")
     wait_until_connected(page)
     base = page.title()
-    assert not base.startswith(PREFIX)
+    assert not base.startswith((PREFIX, "("))
     toggle = page.locator("#sound-toggle")
     expect(toggle).to_be_visible()
     expect(toggle).to_have_attribute("aria-pressed", "true")  # on by default
@@ -79,7 +81,7 @@ def test_your_turn_shows_in_the_title_beeps_and_the_sound_toggle_is_remembered(n
     # Choosing the short cards is the interaction that lets the page make a sound.
     choose_short_destination_cards(tilda, keep=2)
     wait_for_my_turn(tilda)
-    expect(page).to_have_title(PREFIX + base)
+    expect(page).to_have_title(MINE + base)
     expect(page.locator("#turn-line")).to_be_visible()
     expect(page.locator("#deadline")).to_be_visible()  # the turn timer runs on your move
     expect(page.locator("#deadline")).to_have_text(re.compile(r"^Time left for this turn: "))
@@ -90,7 +92,7 @@ def test_your_turn_shows_in_the_title_beeps_and_the_sound_toggle_is_remembered(n
     seen = len(titles(page))
     pass_the_turn(tilda)
     wait_for_my_turn(tilda)
-    expect(page).to_have_title(PREFIX + base)
+    expect(page).to_have_title(MINE + base)
     assert base in titles(page)[seen:], titles(page)
     page.wait_for_function("() => window.__beeps >= 2")
 
@@ -101,7 +103,7 @@ def test_your_turn_shows_in_the_title_beeps_and_the_sound_toggle_is_remembered(n
     seen = len(titles(page))
     pass_the_turn(tilda)
     wait_for_my_turn(tilda)
-    expect(page).to_have_title(PREFIX + base)
+    expect(page).to_have_title(MINE + base)
     assert base in titles(page)[seen:], titles(page)
     page.wait_for_timeout(300)
     assert beeps(page) == silent
@@ -110,7 +112,7 @@ def test_your_turn_shows_in_the_title_beeps_and_the_sound_toggle_is_remembered(n
     page.reload()
     wait_until_connected(page)
     expect(toggle).to_have_attribute("aria-pressed", "false")
-    expect(page).to_have_title(PREFIX + base)  # a page opened on your move says so
+    expect(page).to_have_title(MINE + base)  # a page opened on your move says so
     toggle.click()
     expect(toggle).to_have_attribute("aria-pressed", "true")
     page.reload()

@@ -5,6 +5,7 @@
 // switch it off with the sound button (aria-pressed), which this browser remembers. Others
 // that act when the move becomes the viewer's and when it stops being so (the notification of
 // game/turn-notify.js) pass onMyTurn and onTurnOver.
+import { baseTitle, setTitleCore } from "../my-turns.js";
 import { format } from "./dom.js";
 
 const STORAGE_KEY = "ratumrad.turnSound"; // "off", or nothing: the sound is on
@@ -35,7 +36,7 @@ export class TurnSignal {
     this.titleTemplate = titleTemplate;
     this.onMyTurn = onMyTurn;
     this.onTurnOver = onTurnOver;
-    this.baseTitle = document.title;
+    this.baseTitle = baseTitle; // without the count of games waiting (my-turns.js owns it)
     this.mine = null; // unknown before the first update: a page opened on your move is silent
     this.soundOn = readSoundOn();
     this.interacted = false;
@@ -66,8 +67,7 @@ export class TurnSignal {
     this.button.hidden = !seated;
     const was = this.mine;
     this.mine = Boolean(mine);
-    const title = this.mine ? format(this.titleTemplate, { title: this.baseTitle }) : this.baseTitle;
-    if (document.title !== title) document.title = title;
+    setTitleCore(this.mine ? format(this.titleTemplate, { title: this.baseTitle }) : this.baseTitle);
     if (this.mine && was === false) {
       this.beep();
       this.onMyTurn();
