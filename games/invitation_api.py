@@ -33,6 +33,15 @@ NOT_CREATOR = error(
 )
 
 
+LINK_RESPONSES = {
+    200: InvitationSerializer,
+    401: NOT_AUTHENTICATED,
+    403: NOT_CREATOR,
+    404: NOT_FOUND,
+    409: NO_INVITATION,
+}
+
+
 class GameInvitationView(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -44,13 +53,7 @@ class GameInvitationView(APIView):
             "The link stays the same until the creator asks for a new one (`POST`). Whoever"
             " opens it gets a free seat: `POST /api/invitations/{token}/accept/`."
         ),
-        responses={
-            200: InvitationSerializer,
-            401: NOT_AUTHENTICATED,
-            403: NOT_CREATOR,
-            404: NOT_FOUND,
-            409: NO_INVITATION,
-        },
+        responses=LINK_RESPONSES,
     )
     def get(self, request: Request, game_id: int) -> Response:
         token = invitation_of(game_id=game_id, user=request.user)
@@ -61,13 +64,7 @@ class GameInvitationView(APIView):
         tags=["games"],
         summary="A new invitation link (creator only); every older link stops working",
         request=None,
-        responses={
-            200: InvitationSerializer,
-            401: NOT_AUTHENTICATED,
-            403: NOT_CREATOR,
-            404: NOT_FOUND,
-            409: NO_INVITATION,
-        },
+        responses=LINK_RESPONSES,
     )
     def post(self, request: Request, game_id: int) -> Response:
         token = invitation_rotate(game_id=game_id, user=request.user)

@@ -73,14 +73,19 @@ def send(row: MailSettings, kind: str, subject: str, body: str) -> None:
     message.send()
 
 
+def _values(row: MailSettings, game: Game) -> dict:
+    """What a mail about ``game`` fills in (read in the recipient's language)."""
+    return {
+        "name": row.user.get_username(),
+        "game": game.name,
+        "kind": _kind_name(game),
+        "url": game_url(game.pk),
+    }
+
+
 def your_turn(row: MailSettings, game: Game) -> None:
     with translation.override(language_of(row.user)):
-        values = {
-            "name": row.user.get_username(),
-            "game": game.name,
-            "kind": _kind_name(game),
-            "url": game_url(game.pk),
-        }
+        values = _values(row, game)
         subject = gettext("Your turn in %(game)s") % values
         body = "\n\n".join(
             [
@@ -107,12 +112,7 @@ def result_lines(game: Game) -> list[str]:
 
 def game_ended(row: MailSettings, game: Game) -> None:
     with translation.override(language_of(row.user)):
-        values = {
-            "name": row.user.get_username(),
-            "game": game.name,
-            "kind": _kind_name(game),
-            "url": game_url(game.pk),
-        }
+        values = _values(row, game)
         subject = gettext("%(game)s has ended") % values
         body = "\n\n".join(
             [

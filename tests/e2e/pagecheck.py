@@ -129,3 +129,27 @@ def assert_page_sound(page: Page, where: str, watch=None) -> None:
             f"{where} ({page.url} at {size.get('width')}x{size.get('height')}):\n  "
             + "\n  ".join(problems)
         )
+
+
+# The pairs of the elements that the selectors find (each visible one) that overlap, by name:
+# page.evaluate(OVERLAPS, ["#a", ".b"]) == [] when none does.
+OVERLAPS = """(selectors) => {
+    const boxes = [];
+    for (const selector of selectors) {
+        document.querySelectorAll(selector).forEach((node, index) => {
+            const box = node.getBoundingClientRect();
+            if (box.width && box.height) boxes.push({name: `${selector}[${index}]`, box});
+        });
+    }
+    const found = [];
+    for (let i = 0; i < boxes.length; i++) {
+        for (let j = i + 1; j < boxes.length; j++) {
+            const a = boxes[i].box;
+            const b = boxes[j].box;
+            const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+            const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+            if (x > 0.5 && y > 0.5) found.push(`${boxes[i].name} / ${boxes[j].name}`);
+        }
+    }
+    return found;
+}"""

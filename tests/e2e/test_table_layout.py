@@ -8,30 +8,12 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import call, game_against_a_bot, hand_size, say, wait_for_hand_size
+from tests.e2e.pagecheck import OVERLAPS
 
 BUILDABLE = '#board g.road.buildable[tabindex="0"]'
 
 # Every pair of these boxes that overlaps, as "a / b" (only the visible ones count).
-OVERLAPS = """(selectors) => {
-    const boxes = [];
-    for (const selector of selectors) {
-        document.querySelectorAll(selector).forEach((node, index) => {
-            const box = node.getBoundingClientRect();
-            if (box.width && box.height) boxes.push({name: `${selector}[${index}]`, box});
-        });
-    }
-    const found = [];
-    for (let i = 0; i < boxes.length; i++) {
-        for (let j = i + 1; j < boxes.length; j++) {
-            const a = boxes[i].box;
-            const b = boxes[j].box;
-            const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
-            const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-            if (x > 0.5 && y > 0.5) found.push(`${boxes[i].name} / ${boxes[j].name}`);
-        }
-    }
-    return found;
-}"""
+
 
 # What has the focus, in a word: a road, a face-up card, a destination card or an element's id.
 FOCUSED = """() => {

@@ -33,7 +33,7 @@ from tests.e2e.helpers import (
     player_stat,
     wait_until_connected,
 )
-from tests.e2e.pagecheck import assert_page_sound
+from tests.e2e.pagecheck import OVERLAPS, assert_page_sound
 from tests.e2e.site_process import SiteProcess
 from tests.e2e.test_two_players import (
     MINE,
@@ -74,26 +74,7 @@ TEXTS = {
 }
 
 # Every pair of these boxes that overlaps, as "a / b" (only the visible ones count).
-OVERLAPS = """(selectors) => {
-    const boxes = [];
-    for (const selector of selectors) {
-        document.querySelectorAll(selector).forEach((node, index) => {
-            const box = node.getBoundingClientRect();
-            if (box.width && box.height) boxes.push({name: `${selector}[${index}]`, box});
-        });
-    }
-    const found = [];
-    for (let i = 0; i < boxes.length; i++) {
-        for (let j = i + 1; j < boxes.length; j++) {
-            const a = boxes[i].box;
-            const b = boxes[j].box;
-            const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
-            const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-            if (x > 0.5 && y > 0.5) found.push(`${boxes[i].name} / ${boxes[j].name}`);
-        }
-    }
-    return found;
-}"""
+
 # What the head of the table shows, one box each: none may cover another.
 HEAD = ["#game h1", "#game-status", "#game-pace", ".game-rules", "#turn-line", "#deadline"]
 TABLE = ["#hand-panel", "#draw-panel", "#board-scroll", "#destinations-panel", ".side"]
