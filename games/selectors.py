@@ -11,9 +11,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from games import registry
+from games import registry, rows
 from games.models import ChatMessage, Connection, Event, Game, Rematch, Seat
-from games.moves import sql
 
 
 def game_summary(game: Game, seat_count: int | None = None) -> dict:
@@ -57,7 +56,7 @@ def _seat_columns() -> tuple[str, str]:
     parameter), and the join of its account; only table and column names are formatted in."""
     user_meta = get_user_model()._meta
     username = user_meta.get_field(get_user_model().USERNAME_FIELD).column
-    select = f"""{sql.columns(Seat, "seat")}, account.{username}, EXISTS (
+    select = f"""{rows.columns(Seat, "seat")}, account.{username}, EXISTS (
             SELECT 1 FROM {Connection._meta.db_table} live
             WHERE live.game_id = seat.game_id AND live.user_id = seat.user_id
               AND live.seen >= %s
@@ -69,7 +68,7 @@ def _seat_columns() -> tuple[str, str]:
 def _with_presence(row: Sequence) -> Seat:
     """A seat from the columns of ``_seat_columns``."""
     count = len(Seat._meta.concrete_fields)
-    seat = sql.build(Seat, row[:count])
+    seat = rows.build(Seat, row[:count])
     seat.username = row[count]
     seat.connected = bool(row[count + 1])  # SQLite answers 0 or 1
     return seat
@@ -85,7 +84,7 @@ def seats_with_presence(game_id: int) -> list[Seat]:
     join and an EXISTS) than the database takes to answer it.
     """
     params = [timezone.now() - settings.PRESENCE_TTL, game_id]
-    return [_with_presence(row) for row in sql.fetch_rows(_presence_sql(), params)]
+    return [_with_presence(row) for row in rows.fetch_rows(_presence_sql(), params)]
 
 
 @functools.cache  # the statement's text is the same for every game: built once
@@ -101,7 +100,7 @@ def versioned_game_with_seats(game_id: int) -> tuple[Game | None, list[Seat]]:
 
     The game's columns come again in each seat's row (a game has at most eight seats).
     """
-    return versioned_from_rows(sql.fetch_rows(*versioned_query(game_id)))
+    return versioned_from_rows(rows.fetch_rows(*versioned_query(game_id)))
 
 
 def versioned_query(game_id: int) -> tuple[str, list]:
@@ -114,7 +113,7 @@ def versioned_from_rows(found: list[tuple]) -> tuple[Game | None, list[Seat]]:
     if not found:
         return None, []
     count = len(Game._meta.concrete_fields)
-    game = sql.build(Game, found[0][:count])
+    game = rows.build(Game, found[0][:count])
     game._row_version = found[0][count]
     # A game without seats comes as one row whose seat columns are NULL.
     seats = [_with_presence(row[count + 1 :]) for row in found if row[count + 1] is not None]
@@ -125,7 +124,7 @@ def versioned_from_rows(found: list[tuple]) -> tuple[Game | None, list[Seat]]:
 def _versioned_sql() -> str:
     select, account = _seat_columns()
     meta = Game._meta
-    return f"""SELECT {sql.columns(Game, "game")}, game.{sql.VERSION}, {select}
+    return f"""SELECT {rows.columns(Game, "game")}, game.{rows.VERSION}, {select}
         FROM {meta.db_table} game
         LEFT JOIN {Seat._meta.db_table} seat ON seat.game_id = game.{meta.pk.column}
         LEFT JOIN {account}
@@ -320,14 +319,14 @@ def event_history(
 ) -> list[tuple[int, dict]]:
     """The newest ``limit`` feed events of a game (those of moves after ``after_seq``) as
     ``(seq, event)``, oldest first."""
-    rows = Event.objects.filter(game_id=game_id)
+    events = Event.objects.filter(game_id=game_id)
     if after_seq is not None:
-        rows = rows.filter(seq__gt=after_seq)
-    rows = rows.order_by("-seq", "-id")[:limit]
-    return [(row.seq, row.data) for row in reversed(rows)]
+        events = events.filter(seq__gt=after_seq)
+    events = events.order_by("-seq", "-id")[:limit]
+    return [(event.seq, event.data) for event in reversed(events)]
 
 
 def chat_history(game_id: int | None, limit: int = HISTORY_CHAT) -> list[ChatMessage]:
     """The newest ``limit`` chat lines of a game (or of the lobby for None), oldest first."""
-    rows = ChatMessage.objects.filter(game_id=game_id).select_related("user")
-    return list(reversed(rows.order_by("-created", "-id")[:limit]))
+    lines = ChatMessage.objects.filter(game_id=game_id).select_related("user")
+    return list(reversed(lines.order_by("-created", "-id")[:limit]))

@@ -17,8 +17,8 @@ from django.db import connection
 from games import errors
 from games.models import Game, Move, Seat
 from games.moves import on_loop, play
+from games.moves.base import load_state
 from games.ratumrad import engine
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 from games.services.seats import game_leave
 from tests.ws_helpers import Socket, close_all, isolated_sockets  # noqa: F401 (autouse)

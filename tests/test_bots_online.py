@@ -13,9 +13,9 @@ from django.utils import timezone
 from games import broadcast, errors
 from games.models import Game, Move, Seat
 from games.moves import play
+from games.moves.base import load_state
 from games.ratumrad import engine
 from games.ratumrad.bots import HeuristicBot
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_start
 from games.services.seats import turn_expire
 from tests.test_ws_whole_games import check_no_leak, secrets_of

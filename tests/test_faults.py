@@ -11,8 +11,8 @@ from django.db import DatabaseError
 from games import broadcast, consumers
 from games.models import Event, Move
 from games.moves import play, sql
+from games.moves.base import load_state
 from games.ratumrad import engine
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 from tests.ws_helpers import (
     Socket,

@@ -15,9 +15,9 @@ from django.utils import timezone
 from games import bots, selectors
 from games.models import Event, Game, Move, Seat
 from games.moves import play, sql
+from games.moves.base import load_state
 from games.ratumrad import engine
 from games.services.admin import game_end_now
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 from games.services.seats import game_leave, seat_take_back, turn_expire
 

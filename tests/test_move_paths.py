@@ -15,8 +15,8 @@ from django.db.models import F
 from games.kinds import ratumrad as glue
 from games.models import BuiltRoad, DestinationCard, Game, Move, Seat
 from games.moves import play, sql
+from games.moves.base import load_state
 from games.ratumrad import engine
-from games.services.base import load_state
 from tests.paths import EVENT_LOOP, LOCKED, THREAD, OrmWriteInMove, available_paths, is_write
 from tests.projection import Replayed
 from tests.ws_helpers import (

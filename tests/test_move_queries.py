@@ -19,8 +19,8 @@ from django.test.utils import CaptureQueriesContext
 
 from games.models import Game
 from games.moves import play
+from games.moves.base import load_state
 from games.ratumrad import engine
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 
 pytestmark = pytest.mark.django_db

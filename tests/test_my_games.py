@@ -14,8 +14,8 @@ from games import queries
 from games import ratumrad as engine
 from games.models import Game, Seat
 from games.moves import play
+from games.moves.base import load_state
 from games.services.admin import game_abort
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 from games.services.seats import game_leave
 

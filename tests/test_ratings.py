@@ -10,9 +10,9 @@ from django.core.management import call_command
 
 from games.models import Game, Seat
 from games.moves import play
+from games.moves.base import load_state
 from games.ratumrad import engine
 from games.services.admin import game_abort, game_end_now
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 from games.signals import game_finished
 from rankings import services as ratings

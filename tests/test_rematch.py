@@ -17,9 +17,9 @@ from rest_framework.test import APIClient
 
 from games import errors, feed, selectors
 from games.models import Event, Game, Rematch, Seat
+from games.moves.base import kind_of
 from games.services import lifecycle
 from games.services.admin import game_end_now
-from games.services.base import kind_of
 from games.services.lifecycle import (
     check_rematch_answer,
     game_create,

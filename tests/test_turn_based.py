@@ -14,8 +14,8 @@ from django.utils.translation import override
 from games import feed, selectors, sweeper, turns
 from games.models import Event, Game, Seat
 from games.moves import play
+from games.moves.base import load_state
 from games.ratumrad import engine
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 from games.services.seats import seat_take_back
 from lobby.forms import NewGameForm

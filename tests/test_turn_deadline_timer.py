@@ -16,8 +16,8 @@ from django.utils import timezone
 from games import bots, serverloop
 from games.models import Game, Seat
 from games.moves import play
+from games.moves.base import load_state
 from games.ratumrad import engine
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 
 BOUND = timedelta(seconds=3)

@@ -14,9 +14,9 @@ from django.utils import timezone
 from games import bots, errors, selectors, sweeper
 from games.models import Event, Game, Seat
 from games.moves import play
+from games.moves.base import load_state
 from games.rage import engine as rage
 from games.ratumrad import engine
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 from games.services.seats import check_turn_expire, game_leave, seat_take_back, turn_expire
 from rankings.models import RatingChange

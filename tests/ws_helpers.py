@@ -23,8 +23,8 @@ from rest_framework.authtoken.models import Token
 
 from games.models import ChatMessage, Game, Move, Seat
 from games.moves import play
+from games.moves.base import load_state
 from games.ratumrad import engine
-from games.services.base import load_state
 from games.services.lifecycle import game_create, game_join, game_start
 from ratumrad_site.asgi import application
 

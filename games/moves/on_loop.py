@@ -41,8 +41,8 @@ from psycopg_pool import AsyncConnectionPool
 from games import selectors
 from games.errors import ServiceError
 from games.moves import play, sql
+from games.moves.base import valid_game_id
 from games.postgres import TIMESTAMPTZ, UtcTimestampLoader
-from games.services.base import valid_game_id
 
 logger = logging.getLogger(__name__)
 

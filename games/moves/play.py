@@ -24,8 +24,8 @@ from games.contract import EngineError
 from games.errors import Conflict, ServiceError, Stale
 from games.models import Game, Seat
 from games.moves import sql
-from games.services.base import kind_of, load_state, locked, no_game, seat_of, valid_game_id
-from games.services.record import autopilot_off, hand_back, moved_in_time, record
+from games.moves.base import kind_of, load_state, locked, no_game, seat_of, valid_game_id
+from games.moves.record import autopilot_off, hand_back, moved_in_time, record
 
 logger = logging.getLogger(__name__)
 

@@ -10,14 +10,14 @@ from games.errors import (
     Conflict,
 )
 from games.models import Event, Game
-from games.services.base import (
+from games.moves.base import (
     after_commit,
     kind_of,
     load_state,
     lobby_changed,
     locked,
 )
-from games.services.record import record
+from games.moves.record import record
 
 
 def check_game_end_now(*, game_id: int) -> Game:

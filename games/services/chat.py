@@ -11,7 +11,7 @@ from games.errors import (
     ServiceError,
 )
 from games.models import ChatMessage, Game
-from games.services.base import (
+from games.moves.base import (
     after_commit,
 )
 

@@ -17,7 +17,7 @@ from django.utils.crypto import constant_time_compare
 
 from games.errors import Conflict, Forbidden, NotFound, ServiceError
 from games.models import Game, Seat, new_invitation_nonce
-from games.services.base import kind_of, locked, valid_game_id
+from games.moves.base import kind_of, locked, valid_game_id
 from games.services.lifecycle import do_game_join
 
 SALT = "games.invitation"

@@ -21,14 +21,14 @@ from games.errors import (
 )
 from games.limits import RateLimit
 from games.models import Event, Game, Rematch, Seat
-from games.services.base import (
+from games.moves.base import (
     after_commit,
     kind_of,
     lobby_changed,
     locked,
     seat_of,
 )
-from games.services.record import record
+from games.moves.record import record
 
 NAME_MAX_LENGTH = 64
 BOT_NAMES = (

@@ -13,15 +13,15 @@ from games.errors import (
     TurnNotOver,
 )
 from games.models import Event, Game, Seat
-from games.services.admin import do_game_abort
-from games.services.base import (
+from games.moves.base import (
     after_commit,
     load_state,
     lobby_changed,
     locked,
     seat_of,
 )
-from games.services.record import autopilot_off, record_seats
+from games.moves.record import autopilot_off, record_seats
+from games.services.admin import do_game_abort
 
 
 def check_turn_expire(*, game_id: int, now) -> Game:

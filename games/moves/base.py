@@ -1,5 +1,5 @@
-"""What every service shares: the game's kind and state, its locked row, the seat of a user,
-and what waits for the commit."""
+"""What a move and every service (``games.services``) share: the game's kind and state, its
+locked row, the seat of a user, and what waits for the commit."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 
-from games import broadcast, registry
+from games import broadcast, registry, rows
 from games.errors import (
     NotFound,
     ServiceError,
@@ -60,7 +60,7 @@ def valid_game_id(game_id: object) -> int:
 
 def locked(game_id: int) -> Game:
     """The game's row, locked until the transaction ends (``select_for_update``)."""
-    game = sql.lock(Game, valid_game_id(game_id))
+    game = rows.lock(Game, valid_game_id(game_id))
     if game is None:
         raise no_game(game_id)
     return game

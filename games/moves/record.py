@@ -9,7 +9,7 @@ from django.utils import timezone
 from games import broadcast, turns
 from games.models import Event, Game, Move, Seat
 from games.moves import sql
-from games.services.base import (
+from games.moves.base import (
     after_commit,
     kind_of,
     lobby_changed,
