@@ -34,8 +34,9 @@ The kinds' glue writes through ``sql`` too, never the ORM (``games.kinds`` state
 write rules): only then can a move's writes be caught for one statement.
 
 Modules: ``paths`` (which way), ``play`` (the move, the thread's ways), ``on_loop`` (the event
-loop's way: its pool and the reads ahead of a move), ``record`` (writing a change of a game,
-a move's or any service's: state, log, projections, timer), ``base`` (what a move and the
-services share: the locked game row, a user's seat, what waits for the commit) and ``sql``
-(the statements; the reads of rows are ``games.rows``, which the selectors share). ``games.services`` build on these; nothing here imports them.
+loop's way: its pool and the reads ahead of a move), ``record`` (writing a change of a game, a
+move's or any service's: state, log, projections, timer), ``base`` (what a move and the
+services share: the locked game row, a user's seat, what waits for the commit) and ``sql`` (the
+statements; the reads of rows are ``games.rows``, which the selectors share).
+``games.services`` build on these; nothing here imports them.
 """
