@@ -118,19 +118,20 @@ def my_games(user_id: int) -> list[dict]:
         .annotate(count=Count("id"))
     )
 
+    def your_move(seat: Seat) -> bool:  # as ``waiting_for`` reads it
+        return seat.game.is_playing and seat.to_move and not seat.autopilot and not seat.left
+
     def row(seat: Seat) -> dict:
         game = seat.game
-        your_move = game.is_playing and seat.to_move and not seat.autopilot and not seat.left
         deadline = game.turn_deadline if game.is_playing else None
         return {
             **selectors.game_summary(game, counts.get(game.pk, 0)),
-            "your_move": your_move,
+            "your_move": your_move(seat),
             "turn_deadline": deadline.isoformat() if deadline else None,
         }
 
     def order(seat: Seat) -> tuple:
-        game = seat.game
-        mine = game.is_playing and seat.to_move and not seat.autopilot and not seat.left
+        game, mine = seat.game, your_move(seat)
         deadline = game.turn_deadline.timestamp() if mine and game.turn_deadline else float("inf")
         group = 0 if mine else 1 if game.is_playing else 2
         return (group, deadline, -game.updated.timestamp())

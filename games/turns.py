@@ -84,12 +84,3 @@ def hands_back(game: Game, seat: Seat, state) -> bool:
     if seat.is_bot or seat.left or not seat.autopilot or keeps_seat(game, seat):
         return False
     return seat.user_id not in registry.get(game.kind).engine.to_move(state)
-
-
-def computer_to_move(game: Game, state, seats: Iterable[Seat]) -> bool:
-    """Whether a computer-played seat must act now (``Game.computer_to_move``)."""
-    engine = registry.get(game.kind).engine
-    if engine.is_over(state):
-        return False
-    waiting = set(engine.to_move(state))
-    return any(seat.computer_plays and seat.user_id in waiting for seat in seats)

@@ -38,7 +38,8 @@ def record(
     game.turn_deadline = turns.deadline(
         game, turns.stored_turn_key(game, game.state), state, seats, timezone.now()
     )
-    game.computer_to_move = turns.computer_to_move(game, state, seats)
+    turn_passed = _to_move_follows(engine, state, seats)
+    game.computer_to_move = _computer_to_move(seats)
     _timer_follows(game, deadline_before, state, seats)
     game.status = engine.phase(state)
     finished = engine.is_over(state)
@@ -46,7 +47,6 @@ def record(
         kind_of(game).glue.complete_results(game, state)
         game.finished = timezone.now()
         game.end_reason = state.end_reason or ""
-    turn_passed = _to_move_follows(engine, state, seats)
     _tell_waiting(game, turn_passed)
     with sql.batch():  # one statement on PostgreSQL
         for seat in turn_passed:
@@ -75,7 +75,7 @@ def record_seats(
     before = turns.stored_turn_key(game, game.state)  # the turn goes on: its deadline may stay
     deadline_before = game.turn_deadline
     game.turn_deadline = turns.deadline(game, before, state, seats, timezone.now())
-    game.computer_to_move = turns.computer_to_move(game, state, seats)
+    game.computer_to_move = _computer_to_move(seats)  # the turn is the same: ``to_move`` too
     game.save(update_fields=["turn_deadline", "computer_to_move", "updated"])
     _timer_follows(game, deadline_before, state, seats)
     _tell_waiting(game, [seat for seat in seats if seat.to_move])
@@ -103,6 +103,11 @@ def _tell_waiting(game: Game, seats: list[Seat]) -> None:
     if your_move:
         game_id = game.pk
         after_commit(lambda: broadcast.turns_changed(game_id, your_move))
+
+
+def _computer_to_move(seats: list[Seat]) -> bool:
+    """``Game.computer_to_move``: a computer-played seat must act now (by ``Seat.to_move``)."""
+    return any(seat.to_move and seat.computer_plays for seat in seats)
 
 
 def _to_move_follows(engine, state, seats: list[Seat]) -> list[Seat]:
