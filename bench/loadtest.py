@@ -93,6 +93,8 @@ SERVER_ENV = {
     "BOT_DELAY_SECONDS": "0",
     "DATABASE_CONN_MAX_AGE": "60",
     "PYTHONUNBUFFERED": "1",
+    # Groups such as "lobby" of their own: other runs may share the Redis.
+    "REDIS_PREFIX": "ratumrad-bench-" + secrets.token_hex(4),
 }
 ECHO_SOCKETS = 8
 ECHO_PAUSE = 0.05  # seconds between an echo socket's pings
@@ -405,7 +407,7 @@ class Watcher:
             if kind == "CONNECTED_PLAYERS":
                 lobby.players_messages += lobby.counting
                 self.players.set()
-            elif kind == "GAMES":
+            elif kind in ("GAMES", "GAMES_CHANGED"):
                 lobby.games_messages += lobby.counting
                 for game in message["games"]:
                     if game["id"] not in self.listed:
@@ -435,7 +437,7 @@ async def watch_lobby(site: Site, lobby: Lobby) -> list[Watcher]:
     async def watcher(number: int) -> Watcher:
         socket = await site.socket("/ws/lobby/", guests[number // WATCHERS_PER_GUEST].token)
         watching = Watcher(socket, lobby)
-        await socket.send('{"type": "REQUEST_GAMES"}')
+        await socket.send('{"type": "REQUEST_GAMES", "changes": true}')
         await watching.ready.wait()
         return watching
 

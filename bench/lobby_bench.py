@@ -57,7 +57,7 @@ class Watcher:
     async def read(self) -> None:
         async for raw in self.socket:
             message = orjson.loads(raw)
-            if message.get("type") == "GAMES":
+            if message.get("type") in ("GAMES", "GAMES_CHANGED"):
                 self.listed.update(game["id"] for game in message["games"])
                 self.changed.set()
 
@@ -75,7 +75,7 @@ class Watcher:
 async def open_watcher(site: Site) -> Watcher:
     guest = await site.guest()
     watcher = Watcher(await site.socket("/ws/lobby/", guest.token))
-    await watcher.socket.send('{"type": "REQUEST_GAMES"}')
+    await watcher.socket.send('{"type": "REQUEST_GAMES", "changes": true}')
     await watcher.changed.wait()
     return watcher
 

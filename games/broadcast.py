@@ -151,11 +151,14 @@ def change_id() -> str:
     return f"{_PROCESS}-{next(_changes)}"
 
 
-def lobby_changed(users: Iterable[int] | None = None) -> None:
-    """The lobby's list of games changed: with ``users`` (a private game's entry), only their
-    lobby sockets read the list again; without, every lobby socket does. Either way the
-    public part of the list is read once per server process (``change``)."""
+def lobby_changed(users: Iterable[int] | None = None, game: int | None = None) -> None:
+    """The entry of game ``game`` in the lobby's list changed: with ``users`` (a private
+    game's entry), only their lobby sockets read the list again; without, every lobby socket
+    does, or sends the one entry that changed (``GAMES_CHANGED``). Either way what a change
+    needs is read once per server process (``change``)."""
     message: dict = {"type": "lobby.games", "change": change_id()}
+    if game is not None:
+        message["game"] = game
     if users is not None:
         message["users"] = list(users)
     _send(LOBBY_GROUP, message)

@@ -161,8 +161,10 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             self.channel_name = await self.channel_layer.new_channel()
             self.channel_receive = functools.partial(self.channel_layer.receive, self.channel_name)
             sources.append(self.channel_receive)
+        sources += self.more_sources()
         self.base_send = send
-        turn = asyncio.Lock()
+        # Held while a message is handled; others that send to this socket take it too.
+        self.turn = turn = asyncio.Lock()
         stopped = False
 
         async def read(source) -> None:
@@ -189,6 +191,11 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
             for reader in readers:
                 reader.cancel()
             await asyncio.gather(*readers, return_exceptions=True)
+
+    def more_sources(self) -> list:
+        """More sources of messages to handle in turn, beside the socket and the channel
+        layer: coroutine functions that return the next message (none here)."""
+        return []
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")

@@ -1,89 +1,45 @@
 """The lobby socket (``/ws/lobby/``): the game list, who is online, joining, lobby chat.
 
 Parsing, errors and chat are shared with the game socket (``games.protocol``). The lobby
-group receives ``lobby.games`` whenever the list changes (``games.broadcast``); each socket
-then sends ``GAMES`` with the status and kind filters of its last ``REQUEST_GAMES``. It also
-receives ``lobby.players`` when a lobby socket opening or closing changes who is connected; a
-socket that has asked for ``CONNECTED_PLAYERS`` once then sends a fresh list. ``CREATE_GAME``
-takes the fields of ``POST /api/games/`` and answers ``GAME_CREATED``.
+sockets of a server process hear the lobby group through its hub (``lobby.hub``): a change of
+the list (``lobby.games``, ``games.broadcast``), who is connected (``lobby.players``), a chat
+line. A socket sends ``GAMES`` with the status and kind filters of its last
+``REQUEST_GAMES``; one that asked with ``"changes": true`` gets the whole list once and then,
+for a change of a public game, only that game's entry (``GAMES_CHANGED``), made once per
+process and filter by the hub. A socket that has asked for ``CONNECTED_PLAYERS`` once gets a
+fresh list whenever someone comes or goes. ``CREATE_GAME`` takes the fields of
+``POST /api/games/`` and answers ``GAME_CREATED``.
 
 A change costs the database the same however many lobby sockets watch: each message names
-its change (``change``), and the sockets of a process that hear of it share one read of what
-changed (``SharedReads``): the public games for each filter in use, each list encoded once,
-and the connected players. A socket's own private games (only those it sits in are listed to
-it) are kept by the socket and read again only when a change names its user.
+its change (``change``), and what is read about it is read once per process: by the hub, or,
+for the sockets that send whole lists, through ``SharedReads`` (the public games for each
+filter in use, each list encoded once). A socket's own private games (only those it sits in
+are listed to it) are kept by the socket and read again only when a change names its user.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
 from channels.db import database_sync_to_async
-from django.contrib.auth import get_user_model
-from django.db.models import Count, QuerySet
 
-from games import broadcast, queries, registry, selectors, wire
+from games import registry, selectors
 from games.errors import problems
-from games.models import Connection, Game, Seat
+from games.models import Game
 from games.protocol import ProtocolConsumer, Refused
 from games.serializers import GameCreateSerializer
 from games.services import lifecycle
-
-GAMES_LISTED = 100  # the newest games; older ones are in the REST list
-HISTORY_LINES = 50  # lobby chat lines sent for REQUEST_HISTORY
-
-
-def games_list(status: str | None, kind: str | None, user_id: int) -> list[dict]:
-    """The newest games ``user_id`` may see listed (private games only where they sit)."""
-    return queries.lobby_games(user_id=user_id, status=status, kind=kind, limit=GAMES_LISTED)
-
-
-def _newest(games: QuerySet[Game], status: str | None, kind: str | None) -> list[dict]:
-    """Summaries of the newest ``GAMES_LISTED`` of ``games``, in one query."""
-    games = games.annotate(seat_count=Count("seats")).order_by("-created", "-id")
-    if status:
-        games = games.filter(status=status)
-    if kind:
-        games = games.filter(kind=kind)
-    return [selectors.game_summary(game, game.seat_count) for game in games[:GAMES_LISTED]]
-
-
-def public_games(status: str | None, kind: str | None) -> list[dict]:
-    """The newest public games: the part of the list that is the same for everyone."""
-    return _newest(Game.objects.filter(private=False), status, kind)
-
-
-def private_games(status: str | None, kind: str | None, user_id: int) -> list[dict]:
-    """The newest private games ``user_id`` sits in: the part of the list that is theirs."""
-    mine = Seat.objects.filter(user_id=user_id).values("game_id")
-    return _newest(Game.objects.filter(private=True, pk__in=mine), status, kind)
-
-
-def games_message(status: str | None, kind: str | None, games: list[dict]) -> dict:
-    message = {"type": "GAMES", "status": status, "games": games}
-    if kind:
-        message["kind"] = kind
-    return message
-
-
-def public_list(status: str | None, kind: str | None) -> tuple[list[dict], str]:
-    """The public games and, for the sockets that have no private game to add, their
-    ``GAMES`` frame, encoded once."""
-    games = public_games(status, kind)
-    return games, wire.dumps(games_message(status, kind, games))
-
-
-def merged(public: list[dict], private: list[dict]) -> list[dict]:
-    """The newest ``GAMES_LISTED`` of both parts (they have no game in common), newest first
-    as the database orders them: by ``created``, then by id."""
-
-    def newest_first(game: dict) -> tuple[datetime.datetime, int]:
-        return datetime.datetime.fromisoformat(game["created"]), game["id"]
-
-    return sorted(public + private, key=newest_first, reverse=True)[:GAMES_LISTED]
+from lobby.hub import hub_of
+from lobby.lists import (
+    chat_history,
+    games_message,
+    merged,
+    players_frame,
+    private_games,
+    public_list,
+)
 
 
 class SharedReads:
@@ -133,25 +89,6 @@ def game_create(user, message: dict) -> dict:
     return selectors.game_summary(game)
 
 
-def connected_players() -> list[dict]:
-    users = (
-        get_user_model()
-        .objects.filter(pk__in=Connection.objects.live().values("user_id"))
-        .order_by("username", "id")
-    )
-    return [{"id": user.pk, "name": user.get_username()} for user in users]
-
-
-def players_frame() -> str:
-    """``CONNECTED_PLAYERS``, encoded once for every socket that follows the players."""
-    return wire.dumps({"type": "CONNECTED_PLAYERS", "players": connected_players()})
-
-
-def chat_history() -> list[dict]:
-    """The last lobby chat lines, oldest first, as ``CHAT`` messages."""
-    return [broadcast.chat_line(line) for line in selectors.chat_history(None, HISTORY_LINES)]
-
-
 def _game_id(value) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
@@ -170,13 +107,19 @@ class LobbyConsumer(ProtocolConsumer):
         "REQUEST_HISTORY": "on_request_history",
     }
 
+    def more_sources(self) -> list:
+        self.inbox: asyncio.Queue[dict] = asyncio.Queue()  # from the hub (``lobby.hub``)
+        return [self.inbox.get]
+
     async def open(self) -> None:
         self.status_filter: str | None = None
         self.kind_filter: str | None = None
         self.follows_players = False
         self.mine: list[dict] | None = None  # the private games listed to this socket's user
+        self.changes = False  # GAMES_CHANGED instead of GAMES after the first list
         self.recorded = False
-        await self.join_group(broadcast.LOBBY_GROUP)
+        self.hub = hub_of(self.channel_layer)
+        await self.hub.join(self)
         arrived = await database_sync_to_async(self.record_connection)(None)
         self.recorded = True
         self.start_heartbeat()
@@ -185,6 +128,8 @@ class LobbyConsumer(ProtocolConsumer):
             await self.tell_players_changed()
 
     async def leave(self) -> None:
+        if getattr(self, "hub", None) is not None:
+            await self.hub.leave(self)
         if getattr(self, "recorded", False):
             departed = await database_sync_to_async(self.forget_connection)()
             if departed:
@@ -203,7 +148,11 @@ class LobbyConsumer(ProtocolConsumer):
             raise Refused(
                 "bad_field", "'kind' must be one of {values}", values=", ".join(registry.KINDS)
             )
+        changes = message.get("changes", False)
+        if not isinstance(changes, bool):
+            raise Refused("bad_field", "'changes' must be true or false")
         self.status_filter, self.kind_filter = status, kind
+        self.changes = changes
         await self.send_games()
 
     async def on_request_players(self, message: dict, ref: str | None) -> None:
@@ -249,6 +198,10 @@ class LobbyConsumer(ProtocolConsumer):
         await self.send_games()
         if self.follows_players:
             await self.send_players()
+
+    async def lobby_frame(self, message: dict) -> None:
+        """A frame the hub made for this socket while it was busy."""
+        await self.send(text_data=message["frame"])
 
     async def lobby_players(self, message: dict) -> None:
         if not self.follows_players or message.get("sender") == self.channel_name:

@@ -20,8 +20,8 @@ from games.models import Game, Seat
 from games.services import invitations
 from games.services.lifecycle import game_join
 from lobby.api import GuestThrottle, RegisterThrottle, login_allowed
-from lobby.consumers import chat_history, games_list
 from lobby.forms import GuestForm, KeepNameForm, LoginForm, NewGameForm, RegisterForm
+from lobby.lists import chat_history, games_list
 from lobby.models import Guest
 
 FINISHED_LISTED = 20  # finished games on the lobby page; the rankings keep the rest

@@ -297,3 +297,21 @@ async def test_when_redis_is_back_sockets_hear_of_it_and_the_first_broadcast_goe
     assert await receive(there, joined_meanwhile) == {"type": "t", "n": 1}
     await asyncio.wait_for(there.group_send_soon("game-2", {"type": "t", "n": 2}), TIMEOUT)
     assert [(await receive(here, local))["n"] for _ in range(2)] == [1, 2]
+
+
+async def test_each_websocket_test_has_a_redis_prefix_of_its_own(settings):
+    """``isolated_sockets`` gives the test its own prefix on Redis: what other runs and
+    servers publish to the lobby group (under the site's prefix) does not reach it."""
+    from channels.layers import get_channel_layer
+
+    from tests.ws_helpers import isolated_sockets
+
+    site_prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
+    fixture = isolated_sockets.__wrapped__(settings)
+    await anext(fixture)
+    try:
+        prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
+        assert prefix != site_prefix and prefix.startswith("ratumrad-test-")
+        assert (await get_channel_layer().new_channel()).startswith(prefix)
+    finally:
+        await fixture.aclose()

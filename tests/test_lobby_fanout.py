@@ -13,7 +13,7 @@ from django.db.backends.utils import CursorWrapper
 from games.services.admin import game_end_now
 from games.services.lifecycle import game_create, game_join, game_start
 from games.services.seats import game_leave
-from lobby.consumers import GAMES_LISTED, games_list
+from lobby.lists import GAMES_LISTED, games_list
 from tests.ws_helpers import (
     Socket,
     close_all,
@@ -90,6 +90,31 @@ async def test_sockets_with_different_filters_share_one_read_per_filter(people, 
     crowd = await statements_of_a_public_game_created(people, monkeypatch, everything + waiting)
     await close_all(*everything, *waiting)
     assert len(crowd) == len(alone) + 1  # the second filter's list
+
+
+async def statements_of_a_change_sent_as_its_entry(people, monkeypatch, sockets) -> list[str]:
+    """What creating a public game costs the database until every socket that asked for
+    changes has its entry."""
+    with every_statement(monkeypatch) as statements:
+        game_id = await waiting_game(people[0], name="Offen")
+        for socket in sockets:
+            assert ids(await socket.expect("GAMES_CHANGED")) == [game_id]
+    return list(statements)
+
+
+async def test_a_change_sent_as_its_entry_is_read_once_with_1_and_with_50_sockets(
+    people, monkeypatch
+):
+    one = await watching(people[1:], 1, changes=True)
+    alone = await statements_of_a_change_sent_as_its_entry(people, monkeypatch, one)
+    await close_all(*one)
+    many = await watching(people[1:], WATCHERS // 2, changes=True)
+    many += await watching(people[1:], WATCHERS // 2, changes=True, status="WAITING")
+    crowd = await statements_of_a_change_sent_as_its_entry(people, monkeypatch, many)
+    await close_all(*many)
+    assert len(crowd) == len(alone), "\n".join([*crowd, "---", *alone])
+    # One read of the entry, for both filters; no list is read.
+    assert not any(f"LIMIT {GAMES_LISTED}" in sql.upper() for sql in alone), alone
 
 
 async def statements_of_someone_arriving(newcomer, monkeypatch, sockets) -> list[str]:

@@ -557,6 +557,64 @@ def run_sql(database_url: str, sql: str, params: tuple) -> None:
             db.execute(sql, params)
 
 
+async def lobby_socket(server: Server, player: Guest) -> ClientConnection:
+    return await connect(
+        server.ws_url("/ws/lobby/"),
+        additional_headers={"Authorization": f"Token {player.token}"},
+        open_timeout=TIMEOUT,
+        close_timeout=2,
+        max_size=2**22,
+        proxy=None,
+    )
+
+
+async def next_of(connection: ClientConnection, kind: str) -> dict:
+    while True:
+        async with asyncio.timeout(TIMEOUT):
+            message = json.loads(await connection.recv())
+        if message["type"] == kind:
+            return message
+
+
+async def test_lobby_sockets_read_the_frames_written_once_for_all_of_them(
+    database_url, tmp_path, server_log
+):
+    """The lobby's hub writes one frame's bytes to every socket (``games.fanout``): real
+    clients read each change's entry, who is online and a chat line, short and long."""
+    async with asyncio.timeout(TEST_TIMEOUT):
+        with running(database_url, tmp_path, server_log) as server:
+            watchers = [await guest(server, "Zuschauer") for _ in range(3)]
+            sockets = [await lobby_socket(server, watcher) for watcher in watchers]
+            try:
+                for socket in sockets:
+                    await socket.send('{"type": "REQUEST_GAMES", "changes": true}')
+                    await next_of(socket, "GAMES")
+                    await socket.send('{"type": "REQUEST_ALL_CONNECTED_PLAYERS"}')
+                    await next_of(socket, "CONNECTED_PLAYERS")
+                creator = await guest(server, "Gastgeberin")
+                name = "Rheinufer " + "ä" * 40  # an entry over 125 bytes: the longer header
+                body = {"name": name, "max_players": 2}
+                status, game = await asyncio.to_thread(
+                    server.post, "/api/games/", body, creator.token
+                )
+                assert status == 201, game
+                for socket in sockets:
+                    changed = await next_of(socket, "GAMES_CHANGED")
+                    assert [(g["id"], g["name"]) for g in changed["games"]] == [(game["id"], name)]
+                speaker = await lobby_socket(server, creator)
+                for socket in sockets:  # the creator came online
+                    players = (await next_of(socket, "CONNECTED_PLAYERS"))["players"]
+                    assert creator.id in [player["id"] for player in players]
+                for text in ("Hoi", "x" * 500):
+                    await speaker.send(json.dumps({"type": "CHAT", "text": text}))
+                    for socket in sockets:
+                        assert (await next_of(socket, "CHAT"))["text"] == text
+                await speaker.close()
+            finally:
+                for socket in sockets:
+                    await socket.close()
+
+
 async def test_a_socket_the_server_fails_to_open_is_closed_with_code_1011(
     database_url, tmp_path, server_log
 ):

@@ -21,6 +21,10 @@ from tests.ws_helpers import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def channels_of(user) -> list[str]:
+    return list(Connection.objects.filter(user=user).values_list("channel_name", flat=True))
+
+
 @database_sync_to_async
 def seats_of(game_id: int) -> list[str]:
     return list(
@@ -91,7 +95,11 @@ async def test_when_redis_is_back_the_lobby_gets_the_list_and_players_it_may_hav
         lost.setattr(broadcast, "_send_all", lambda messages: None)
         game_id = await waiting_game(alice, max_players=2)
     assert await lobby.is_quiet()
-    await get_channel_layer().group_send(broadcast.LOBBY_GROUP, {"type": "layer.resumed"})
+    # As the layer tells it: to every channel of the process (the lobby's hub ignores it).
+    layer = get_channel_layer()
+    await layer.group_send(broadcast.LOBBY_GROUP, {"type": "layer.resumed"})
+    for channel in await database_sync_to_async(channels_of)(bob):
+        await layer.send(channel, {"type": "layer.resumed"})
     assert [game["id"] for game in (await lobby.expect("GAMES"))["games"]] == [game_id]
     assert [p["name"] for p in (await lobby.expect("CONNECTED_PLAYERS"))["players"]] == ["bob"]
     await lobby.close()
@@ -358,3 +366,89 @@ async def test_a_private_game_is_listed_only_on_the_sockets_of_its_players(peopl
     assert (await b.expect("GAMES"))["games"] == []  # the seat is gone, and so is the game
     assert await c.is_quiet(0.3)
     await close_all(a, b, c)
+
+
+# ------------------------------------------------------------ the list as changes (deltas)
+
+
+def entries(message: dict) -> list[tuple[int, str, int]]:
+    return [(game["id"], game["status"], game["players"]) for game in message["games"]]
+
+
+async def test_a_socket_that_asked_for_changes_gets_each_public_games_entry_alone(people):
+    """``"changes": true``: the whole list once, then per change of a public game only its
+    entry; a game that leaves the filtered list comes as ``removed``."""
+    alice, bob = people[:2]
+    older = await waiting_game(alice, name="Alt")
+    lobby = await Socket.lobby(bob)
+    await lobby.send({"type": "REQUEST_GAMES", "status": "WAITING", "changes": True})
+    assert [game["id"] for game in (await lobby.expect("GAMES"))["games"]] == [older]
+    game_id = await waiting_game(alice, name="Neu", max_players=2)
+    created = await lobby.expect("GAMES_CHANGED")
+    assert created["status"] == "WAITING" and created["removed"] == []
+    game = await database_sync_to_async(Game.objects.get)(pk=game_id)
+    assert created["games"] == [await database_sync_to_async(selectors.game_summary)(game)]
+    await database_sync_to_async(game_join)(game_id=game_id, user=bob)
+    assert entries(await lobby.expect("GAMES_CHANGED")) == [(game_id, "WAITING", 2)]
+    await database_sync_to_async(game_start)(game_id=game_id, user=alice)
+    started = await lobby.expect("GAMES_CHANGED")
+    assert (started["games"], started["removed"]) == ([], [game_id])  # no longer WAITING
+    await lobby.close()
+
+
+async def test_without_a_filter_the_changes_carry_every_status_and_a_kind_filter_holds(people):
+    alice, bob = people[:2]
+    everything = await Socket.lobby(bob)
+    await everything.send({"type": "REQUEST_GAMES", "changes": True})
+    await everything.expect("GAMES")
+    solo = await Socket.lobby(people[2])
+    await solo.send({"type": "REQUEST_GAMES", "kind": "road300", "changes": True})
+    await solo.expect("GAMES")
+    game_id = await waiting_game(alice, max_players=2)
+    assert entries(await everything.expect("GAMES_CHANGED")) == [(game_id, "WAITING", 1)]
+    await database_sync_to_async(game_join)(game_id=game_id, user=bob)
+    assert entries(await everything.expect("GAMES_CHANGED")) == [(game_id, "WAITING", 2)]
+    await database_sync_to_async(game_start)(game_id=game_id, user=alice)
+    assert entries(await everything.expect("GAMES_CHANGED")) == [(game_id, "PREPARATION", 2)]
+    for _ in range(3):  # a game of another kind: never in this list
+        change = await solo.expect("GAMES_CHANGED")
+        assert (change["kind"], change["games"], change["removed"]) == ("road300", [], [game_id])
+    await close_all(everything, solo)
+
+
+async def test_private_games_reach_a_changes_socket_as_its_whole_list(people):
+    """A private game's change reaches its players only, as the whole ``GAMES`` (their
+    own part of the list is theirs), also when they asked for changes."""
+    alice, bob = people[:2]
+    a = await Socket.lobby(alice)
+    b = await Socket.lobby(bob)
+    for socket in (a, b):
+        await socket.send({"type": "REQUEST_GAMES", "changes": True})
+        assert (await socket.expect("GAMES"))["games"] == []
+    game = await database_sync_to_async(game_create)(
+        user=alice, name="Geheim", max_players=3, private=True
+    )
+    assert [g["id"] for g in (await a.expect("GAMES"))["games"]] == [game.pk]
+    assert await b.is_quiet(0.3)
+    await close_all(a, b)
+
+
+async def test_a_socket_that_did_not_ask_for_changes_still_gets_the_whole_list(people):
+    alice, bob = people[:2]
+    lobby = await Socket.lobby(bob)
+    await lobby.send({"type": "REQUEST_GAMES", "changes": True})
+    await lobby.expect("GAMES")
+    await lobby.send({"type": "REQUEST_GAMES", "changes": False})  # asked again, without
+    await lobby.expect("GAMES")
+    game_id = await waiting_game(alice)
+    assert [game["id"] for game in (await lobby.expect("GAMES"))["games"]] == [game_id]
+    await lobby.close()
+
+
+@pytest.mark.parametrize("changes", ["yes", 1, None, {"nested": [True]}])
+async def test_changes_must_be_true_or_false(people, changes):
+    lobby = await Socket.lobby(people[0])
+    await lobby.send({"type": "REQUEST_GAMES", "changes": changes, "ref": "c"})
+    error = await lobby.expect("ERROR")
+    assert (error["code"], error["ref"]) == ("bad_field", "c")
+    await lobby.close()

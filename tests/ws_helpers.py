@@ -45,7 +45,7 @@ async def isolated_sockets(settings):
     PostgreSQL can drop the test database at the end.
     """
     layers = copy.deepcopy(settings.CHANNEL_LAYERS)
-    if "redis" in layers["default"]["BACKEND"]:
+    if "hosts" in layers["default"].get("CONFIG", {}):  # a Redis layer
         # With a random part: Redis's pub/sub channels are shared by all its databases, and
         # test processes elsewhere (other containers, where process ids repeat) use it too.
         prefix = f"ratumrad-test-{os.getpid()}-{next(_layer_numbers)}-{secrets.token_hex(4)}"

@@ -36,7 +36,7 @@ def lobby_changed(game: Game, users: Iterable[int] | None = None, also: Iterable
     if game.private:
         seated = game.seats.values_list("user_id", flat=True) if users is None else users
         listed_to = sorted({*seated, *also})
-    after_commit(lambda: broadcast.lobby_changed(listed_to))
+    after_commit(lambda: broadcast.lobby_changed(listed_to, game.pk))
 
 
 def seat_of(seats: list[Seat], user: AbstractBaseUser) -> Seat:

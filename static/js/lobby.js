@@ -12,6 +12,7 @@ const inviting = new Set(page.inviting); // the private waiting games this user 
 const csrfToken = document.querySelector("input[name=csrfmiddlewaretoken]")?.value ?? "";
 
 const FINISHED_SHOWN = 20;
+const GAMES_LISTED = 100; // as many as the server's GAMES lists
 const CHAT_LINES_KEPT = 200;
 const GROUP_OF_STATUS = {
   WAITING: "waiting",
@@ -32,6 +33,7 @@ const chatInput = document.getElementById("chat-text");
 const chatError = document.getElementById("chat-error");
 
 let lastChatSent = "";
+const listed = new Map(); // the games shown, by id: GAMES replaces them, GAMES_CHANGED edits
 
 // ---------------------------------------------------------------- helpers
 
@@ -160,6 +162,25 @@ function gameItem(game, group) {
   return item;
 }
 
+// Newest first, as the server lists them: by creation, then by id.
+function newestFirst(one, other) {
+  return Date.parse(other.created) - Date.parse(one.created) || other.id - one.id;
+}
+
+function listGames(games) {
+  listed.clear();
+  for (const game of games) listed.set(game.id, game);
+  renderGames(games);
+}
+
+function changeGames(message) {
+  for (const id of message.removed) listed.delete(id);
+  for (const game of message.games) listed.set(game.id, game);
+  const games = [...listed.values()].sort(newestFirst).slice(0, GAMES_LISTED);
+  if (games.length < listed.size) listGames(games);
+  else renderGames(games);
+}
+
 function renderGames(games) {
   for (const group of ["waiting", "running", "finished"]) {
     let shown = games.filter((game) => GROUP_OF_STATUS[game.status] === group);
@@ -270,7 +291,10 @@ function onError(message) {
 function onMessage(message) {
   switch (message.type) {
     case "GAMES":
-      renderGames(message.games);
+      listGames(message.games);
+      break;
+    case "GAMES_CHANGED":
+      changeGames(message);
       break;
     case "CONNECTED_PLAYERS":
       renderPlayers(message.players);
@@ -295,7 +319,7 @@ function onMessage(message) {
 
 function onOpen() {
   banner.hidden = true;
-  socket.send({ type: "REQUEST_GAMES" });
+  socket.send({ type: "REQUEST_GAMES", changes: true });
   socket.send({ type: "REQUEST_ALL_CONNECTED_PLAYERS" });
   socket.send({ type: "REQUEST_HISTORY" });
 }

@@ -1,0 +1,71 @@
+"""One text to many sockets: its websocket frame built once and written to each (``Frame``).
+
+autobahn, under daphne, frames a message anew for every socket it goes to: the text encoded,
+a header built, a debug line's arguments formatted, five calls deep. A server's frames are
+not masked, so one message's frame is the same bytes for every socket that takes it plain:
+open, without a compression extension, with nothing waiting in autobahn's own queue. Those
+get the bytes straight on their TCP transport. Any other socket, and a consumer that daphne
+does not serve (the tests' communicator), gets the text through its own ``send``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from autobahn.websocket.protocol import WebSocketProtocol
+from daphne.server import Server
+
+FIN_TEXT = 0x81  # FIN, opcode 1 (text); no RSV bit, no mask
+
+
+def text_frame(payload: bytes) -> bytes:
+    """A complete, unmasked websocket text frame (RFC 6455, 5.2) carrying ``payload``."""
+    size = len(payload)
+    if size <= 125:
+        header = bytes((FIN_TEXT, size))
+    elif size <= 0xFFFF:
+        header = bytes((FIN_TEXT, 126)) + size.to_bytes(2, "big")
+    else:
+        header = bytes((FIN_TEXT, 127)) + size.to_bytes(8, "big")
+    return header + payload
+
+
+class Frame:
+    """A text for many sockets, framed once (at the first socket that takes the bytes)."""
+
+    __slots__ = ("_framed", "text")
+
+    def __init__(self, text: str):
+        self.text = text
+        self._framed: bytes | None = None
+
+    def framed(self) -> bytes:
+        if self._framed is None:
+            self._framed = text_frame(self.text.encode())
+        return self._framed
+
+    def write(self, consumer) -> bool:
+        """Write the frame to ``consumer``'s socket if it takes it plain (True, also for a
+        socket daphne has closed, which gets nothing, as daphne's own send does); False
+        when it must go through the consumer's ``send``."""
+        send = getattr(consumer, "base_send", None)
+        if not (isinstance(send, functools.partial) and len(send.args) == 1):
+            return False
+        server, protocol = getattr(send.func, "__self__", None), send.args[0]
+        if not (isinstance(server, Server) and isinstance(protocol, WebSocketProtocol)):
+            return False
+        details = server.connections.get(protocol)
+        if details is None or details.get("disconnected"):
+            return True
+        framed = self.framed()
+        if (
+            protocol.state != WebSocketProtocol.STATE_OPEN
+            or protocol._perMessageCompress is not None
+            or protocol.send_queue
+            or protocol.transport is None
+            or 0 < protocol.autoFragmentSize < len(framed)
+            or 0 < protocol.maxMessagePayloadSize < len(framed)
+        ):
+            return False
+        protocol.transport.write(framed)
+        return True

@@ -1,0 +1,145 @@
+"""The lobby group's one member in each server process: ``LobbyHub``.
+
+The lobby sockets of a process do not join the lobby group themselves. Its hub does, once,
+and hands each message on to them: a change of the list, who is online, a chat line. What is
+the same for many sockets is read and encoded once per message and process, and then written
+to each socket that wants it: the entry of a public game that changed (``GAMES_CHANGED``, to
+the sockets that asked for changes), the connected players, a chat line. A socket that needs
+a message of its own (its whole list with its private games, a private game's change) gets
+the message in its inbox and handles it in turn, as before (``lobby.consumers``).
+
+A socket handles one message at a time (``ProtocolConsumer.turn``): a frame for a socket that
+is busy waits in its inbox behind the message it handles, so what it sends keeps its order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from typing import TYPE_CHECKING
+
+from channels.db import database_sync_to_async
+
+from games import broadcast, wire
+from games.fanout import Frame
+from lobby.lists import changes_frame, game_entry, players_frame
+
+if TYPE_CHECKING:
+    from lobby.consumers import LobbyConsumer
+
+logger = logging.getLogger(__name__)
+
+FRAME = "lobby.frame"  # an inbox message: a frame made for this socket, to send as it is
+
+
+class LobbyHub:
+    """The lobby sockets of one channel layer and event loop, and the group's messages."""
+
+    def __init__(self, layer) -> None:
+        self.layer = layer
+        self.sockets: dict[str, LobbyConsumer] = {}  # by channel name, in the order they came
+        self.channel: str | None = None
+        self.listener: asyncio.Task | None = None
+
+    async def join(self, socket: LobbyConsumer) -> None:
+        self.sockets[socket.channel_name] = socket
+        if self.listener is None:
+            self.channel = await self.layer.new_channel()
+            self.listener = asyncio.create_task(self.listen(self.channel))
+        # Again for every socket: memberships of channels' in-memory layer expire (a day).
+        await self.layer.group_add(broadcast.LOBBY_GROUP, self.channel)
+
+    async def leave(self, socket: LobbyConsumer) -> None:
+        if self.sockets.pop(socket.channel_name, None) is None or self.sockets:
+            return
+        listener, channel = self.listener, self.channel
+        self.listener = self.channel = None  # a socket that comes meanwhile starts anew
+        if listener is not None:
+            listener.cancel()
+        await self.layer.group_discard(broadcast.LOBBY_GROUP, channel)
+
+    async def listen(self, channel: str) -> None:
+        while True:
+            message = await self.layer.receive(channel)
+            try:
+                await self.hand_on(message)
+            except Exception:
+                logger.exception("lobby: handing on %s failed", message.get("type"))
+
+    async def hand_on(self, message: dict) -> None:
+        kind = message.get("type")
+        if kind == "layer.resumed":
+            return  # every socket hears it on its own channel
+        if kind == "lobby.games" and message.get("users") is None and "game" in message:
+            await self.public_change(message)
+        elif kind == "lobby.players" and message.get("change") is not None:
+            await self.players_changed(message)
+        elif kind == "chat.line":
+            await self.to_all(Frame(wire.dumps({**message, "type": "CHAT"})))
+        else:
+            for socket in tuple(self.sockets.values()):
+                socket.inbox.put_nowait(message)
+
+    async def to_all(self, frame: Frame) -> None:
+        for socket in tuple(self.sockets.values()):
+            await push(socket, frame)
+
+    async def public_change(self, message: dict) -> None:
+        """A public game changed: its entry to the sockets that asked for changes, read and
+        encoded once for each filter; the message to the others."""
+        game_id = message["game"]
+        sockets = tuple(self.sockets.values())
+        entry = None
+        if any(socket.changes for socket in sockets):
+            entry = await database_sync_to_async(game_entry)(game_id)
+        frames: dict[tuple, Frame] = {}
+        for socket in sockets:
+            if not socket.changes:
+                socket.inbox.put_nowait(message)
+                continue
+            key = (socket.status_filter, socket.kind_filter)
+            frame = frames.get(key)
+            if frame is None:
+                frame = frames[key] = Frame(changes_frame(game_id, entry, *key))
+            await push(socket, frame)
+
+    async def players_changed(self, message: dict) -> None:
+        """Who is online changed: the list read and encoded once, for every socket that
+        follows it but the one whose arrival or departure it is."""
+        followers = [
+            socket
+            for socket in tuple(self.sockets.values())
+            if socket.follows_players and socket.channel_name != message.get("sender")
+        ]
+        if followers:
+            frame = Frame(await database_sync_to_async(players_frame)())
+            for socket in followers:
+                await push(socket, frame)
+
+
+async def push(socket: LobbyConsumer, frame: Frame) -> None:
+    """Send ``frame`` now, or, while the socket handles a message, after it."""
+    if socket.turn.locked() or not socket.inbox.empty():
+        socket.inbox.put_nowait({"type": FRAME, "frame": frame.text})
+        return
+    try:
+        if not frame.write(socket):
+            async with socket.turn:  # taken at once: it is free (no task switch)
+                await socket.send(text_data=frame.text)
+    except Exception:  # one socket's failure does not keep the frame from the others
+        logger.exception("lobby: a frame to %s failed", socket.channel_name)
+
+
+_hubs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def hub_of(layer) -> LobbyHub:
+    """The hub of ``layer`` on the running event loop (a test has a loop and a layer of its
+    own; a server process has one of each)."""
+    loop = asyncio.get_running_loop()
+    by_loop = _hubs.setdefault(layer, weakref.WeakKeyDictionary())
+    found = by_loop.get(loop)
+    if found is None:
+        found = by_loop[loop] = LobbyHub(layer)
+    return found

@@ -1,0 +1,110 @@
+"""The lobby's lists as its socket sends them: the games (whole, or one game's entry as it
+changed) and who is online, read from the database and encoded for the wire. Shared by the
+lobby socket (``lobby.consumers``), its hub (``lobby.hub``) and the lobby page
+(``lobby.views``)."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, QuerySet
+
+from games import broadcast, queries, selectors, wire
+from games.models import Connection, Game, Seat
+
+GAMES_LISTED = 100  # the newest games; older ones are in the REST list
+HISTORY_LINES = 50  # lobby chat lines sent for REQUEST_HISTORY
+
+
+def games_list(status: str | None, kind: str | None, user_id: int) -> list[dict]:
+    """The newest games ``user_id`` may see listed (private games only where they sit)."""
+    return queries.lobby_games(user_id=user_id, status=status, kind=kind, limit=GAMES_LISTED)
+
+
+def _newest(games: QuerySet[Game], status: str | None, kind: str | None) -> list[dict]:
+    """Summaries of the newest ``GAMES_LISTED`` of ``games``, in one query."""
+    games = games.annotate(seat_count=Count("seats")).order_by("-created", "-id")
+    if status:
+        games = games.filter(status=status)
+    if kind:
+        games = games.filter(kind=kind)
+    return [selectors.game_summary(game, game.seat_count) for game in games[:GAMES_LISTED]]
+
+
+def public_games(status: str | None, kind: str | None) -> list[dict]:
+    """The newest public games: the part of the list that is the same for everyone."""
+    return _newest(Game.objects.filter(private=False), status, kind)
+
+
+def private_games(status: str | None, kind: str | None, user_id: int) -> list[dict]:
+    """The newest private games ``user_id`` sits in: the part of the list that is theirs."""
+    mine = Seat.objects.filter(user_id=user_id).values("game_id")
+    return _newest(Game.objects.filter(private=True, pk__in=mine), status, kind)
+
+
+def game_entry(game_id: int) -> dict | None:
+    """The list item of public game ``game_id``, or None when there is none."""
+    game = Game.objects.filter(pk=game_id, private=False).annotate(seat_count=Count("seats"))
+    found = game.first()
+    return None if found is None else selectors.game_summary(found, found.seat_count)
+
+
+def changes_frame(game_id: int, entry: dict | None, status: str | None, kind: str | None) -> str:
+    """``GAMES_CHANGED`` for a list filtered by ``status`` and ``kind``: the game's entry
+    when the list shows it, else its id in ``removed``."""
+    shown = (
+        entry is not None and status in (None, entry["status"]) and kind in (None, entry["kind"])
+    )
+    message: dict = {
+        "type": "GAMES_CHANGED",
+        "status": status,
+        "games": [entry] if shown else [],
+        "removed": [] if shown else [game_id],
+    }
+    if kind:
+        message["kind"] = kind
+    return wire.dumps(message)
+
+
+def games_message(status: str | None, kind: str | None, games: list[dict]) -> dict:
+    message = {"type": "GAMES", "status": status, "games": games}
+    if kind:
+        message["kind"] = kind
+    return message
+
+
+def public_list(status: str | None, kind: str | None) -> tuple[list[dict], str]:
+    """The public games and, for the sockets that have no private game to add, their
+    ``GAMES`` frame, encoded once."""
+    games = public_games(status, kind)
+    return games, wire.dumps(games_message(status, kind, games))
+
+
+def merged(public: list[dict], private: list[dict]) -> list[dict]:
+    """The newest ``GAMES_LISTED`` of both parts (they have no game in common), newest first
+    as the database orders them: by ``created``, then by id."""
+
+    def newest_first(game: dict) -> tuple[datetime.datetime, int]:
+        return datetime.datetime.fromisoformat(game["created"]), game["id"]
+
+    return sorted(public + private, key=newest_first, reverse=True)[:GAMES_LISTED]
+
+
+def connected_players() -> list[dict]:
+    users = (
+        get_user_model()
+        .objects.filter(pk__in=Connection.objects.live().values("user_id"))
+        .order_by("username", "id")
+    )
+    return [{"id": user.pk, "name": user.get_username()} for user in users]
+
+
+def players_frame() -> str:
+    """``CONNECTED_PLAYERS``, encoded once for every socket that follows the players."""
+    return wire.dumps({"type": "CONNECTED_PLAYERS", "players": connected_players()})
+
+
+def chat_history() -> list[dict]:
+    """The last lobby chat lines, oldest first, as ``CHAT`` messages."""
+    return [broadcast.chat_line(line) for line in selectors.chat_history(None, HISTORY_LINES)]
