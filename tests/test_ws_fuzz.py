@@ -62,7 +62,7 @@ LOBBY_TYPES = (
 )
 FIELDS = (
     *("type", "ref", "expect_seq", "source", "slot", "road", "color", "jokers", "keep", "end"),
-    *("text", "status", "game_id"),
+    *("text", "status", "game_id", "changes"),
 )
 FUZZ = settings(
     derandomize=True,
@@ -258,6 +258,7 @@ def lobby_frames(game_ids: st.SearchStrategy) -> st.SearchStrategy:
     lobby = typed(
         LOBBY_TYPES,
         status=either(*Game.Status.values, "waiting", "", None),
+        changes=either(True, False, "true", 1, None),
         game_id=st.one_of(game_ids, game_ids.map(str), game_ids.map(lambda i: f" {i} ")),
         text=texts | json_values,
         ref=envelope["ref"],
@@ -604,7 +605,8 @@ class Lobby:
             assert after[1] == [*self.before[1], seat], ("the sender's seat", frame)
             self.before = after
             for other in self.sockets.values():  # the list changed: pushed to everyone
-                await read_until(other, "GAMES")
+                while (await receive(other))["type"] not in ("GAMES", "GAMES_CHANGED"):
+                    pass
             return
         elif answer["type"] == "CHAT":
             assert kind == "CHAT" and answer["text"] == message["text"].strip(), (frame, answer)
