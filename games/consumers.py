@@ -216,6 +216,8 @@ class GameConsumer(ProtocolConsumer):
         if self.user.pk in message.get("movers", ()) and paths.reads_ahead():
             on_loop.prefetch(self.game_id, message["seq"])
 
+    beats_on = True
+
     async def on_beat(self) -> None:
         """Send what this socket missed: changes whose update never came (lost in the channel
         layer, as when Redis restarts) are noticed within a beat, with their feed entries."""

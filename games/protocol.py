@@ -39,6 +39,7 @@ from django.utils.translation import trans_real
 from games import broadcast, errors, wire
 from games.limits import SocketSlots, scope_address
 from games.models import ChatMessage, Connection
+from games.presence import presence
 from games.scope import header
 from games.services.chat import chat_post
 
@@ -261,34 +262,22 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         raise NotImplementedError
 
     def start_heartbeat(self) -> None:
-        self.heartbeat = asyncio.create_task(self.beat())
+        """Keep this socket's Connection row live (presence) and its slots taken for as long
+        as it is open: the process's one beat (``games.presence``) does it."""
+        self.presence = presence()
+        self.presence.add(self)
 
-    async def beat(self) -> None:
-        """Keep this socket's Connection row live (presence) for as long as it is open."""
-        refresh = database_sync_to_async(
-            lambda: Connection.objects.filter(channel_name=self.channel_name).update(
-                seen=timezone.now()
-            )
-        )
-        while True:
-            await asyncio.sleep(settings.PRESENCE_BEAT.total_seconds())
-            try:
-                await self.slots_call("renew")
-                await refresh()
-                await self.on_beat()
-            except Exception:
-                logger.exception("socket %s: the beat failed", self.channel_name)
+    beats_on = False  # whether ``on_beat`` does anything: the beat calls it only then
 
     async def on_beat(self) -> None:
-        """More work for every beat of an open socket (none here)."""
+        """More work for every beat of an open socket (set ``beats_on``; none here)."""
 
     async def layer_resumed(self, message: dict) -> None:
         """The channel layer hears Redis again after losing it (none here)."""
 
     async def disconnect(self, code: int) -> None:
-        heartbeat = getattr(self, "heartbeat", None)
-        if heartbeat is not None:
-            heartbeat.cancel()
+        if getattr(self, "presence", None) is not None:
+            self.presence.discard(self)
         await self.slots_call("release")
         if self.user is None or not self.user.is_authenticated:
             return

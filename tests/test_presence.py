@@ -1,0 +1,78 @@
+"""The process's one beat (``games.presence``): what the open sockets cost between their
+messages is one statement a tick for all the sockets that are due, however many there are,
+and each socket's beats stay a ``PRESENCE_BEAT`` apart."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async
+
+from games.models import Connection
+from games.presence import Presence, presence
+from tests.test_lobby_fanout import every_statement
+from tests.ws_helpers import (
+    Socket,
+    close_all,
+    isolated_sockets,  # noqa: F401 (autouse fixture)
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FAR = 3600.0  # seconds ahead: every socket is due
+
+
+def connection_updates(statements: list[str]) -> list[str]:
+    return [sql for sql in statements if sql.upper().startswith('UPDATE "GAMES_CONNECTION"')]
+
+
+async def beat_everyone(monkeypatch) -> tuple[list[str], int]:
+    """A beat of every socket now; the statements and the rows refreshed."""
+    before = await database_sync_to_async(Connection.objects.count)()
+    with every_statement(monkeypatch) as statements:
+        await presence().tick(time.monotonic() + FAR)
+    return connection_updates(statements), before
+
+
+@pytest.mark.parametrize("count", [1, 20])
+async def test_one_statement_refreshes_the_rows_of_every_due_socket(people, monkeypatch, count):
+    sockets = [await Socket.lobby(people[number % len(people)]) for number in range(count)]
+    old = await database_sync_to_async(lambda: max(row.seen for row in Connection.objects.all()))()
+    updates, rows = await beat_everyone(monkeypatch)
+    assert rows == count
+    assert len(updates) == 1, updates
+    fresh = await database_sync_to_async(lambda: [row.seen for row in Connection.objects.all()])()
+    assert len(fresh) == count and all(seen > old for seen in fresh)
+    await close_all(*sockets)
+
+
+async def test_a_closed_socket_is_beaten_no_more(people, monkeypatch):
+    socket = await Socket.lobby(people[0])
+    await socket.close()
+    updates, _ = await beat_everyone(monkeypatch)
+    assert updates == []
+
+
+class StandIn:
+    """A socket as the beat sees it: a channel, no slots, nothing of its own to do."""
+
+    beats_on = False
+    slots = None
+
+    def __init__(self, channel_name: str):
+        self.channel_name = channel_name
+
+
+async def test_each_socket_beats_a_beat_after_its_last_and_only_when_due(settings):
+    settings.PRESENCE_BEAT = timedelta(seconds=30)
+    beats = Presence()
+    early, late = StandIn("early"), StandIn("late")
+    beats.due = {early: 100.0, late: 115.0}
+    await beats.tick(100.0)
+    assert beats.due == {early: 130.0, late: 115.0}
+    await beats.tick(120.0)
+    assert beats.due == {early: 130.0, late: 150.0}
+    await beats.tick(125.0)  # neither is due
+    assert beats.due == {early: 130.0, late: 150.0}
