@@ -10,18 +10,16 @@ process and filter by the hub. A socket that has asked for ``CONNECTED_PLAYERS``
 fresh list whenever someone comes or goes. ``CREATE_GAME`` takes the fields of
 ``POST /api/games/`` and answers ``GAME_CREATED``.
 
-A change costs the database the same however many lobby sockets watch: each message names
-its change (``change``), and what is read about it is read once per process: by the hub, or,
-for the sockets that send whole lists, through ``SharedReads`` (the public games for each
-filter in use, each list encoded once). A socket's own private games (only those it sits in
-are listed to it) are kept by the socket and read again only when a change names its user.
+A change costs the database the same however many lobby sockets watch: the hub reads what
+it needs once per change and process, and the lists that sockets ask for or read again are
+shared reads of the hub (``LobbyHub.read``), each list encoded once. A socket's own private
+games (only those it sits in are listed to it) are kept by the socket and read again only when
+a change names its user.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
 
 from channels.db import database_sync_to_async
 
@@ -31,7 +29,7 @@ from games.models import Game
 from games.protocol import ProtocolConsumer, Refused
 from games.serializers import GameCreateSerializer
 from games.services import lifecycle
-from lobby.hub import hub_of
+from lobby.hub import GAMES, HISTORY, PLAYERS, hub_of
 from lobby.lists import (
     chat_history,
     games_message,
@@ -40,42 +38,6 @@ from lobby.lists import (
     private_games,
     public_list,
 )
-
-
-class SharedReads:
-    """Reads that the lobby sockets of this process share.
-
-    The first socket to ask for a key starts the read (in the database thread); the others
-    that ask for the same key wait for the same result. A key names a change (a message's
-    ``change``) and what is read about it, so a result is never older than the change it
-    answers. The newest ``size`` keys are kept: a socket that comes to an older change late
-    reads again. A read that failed is forgotten, and every socket waiting for it gets the
-    error, as if it had read itself.
-    """
-
-    def __init__(self, size: int = 64):
-        self.size = size
-        self.reads: OrderedDict[Hashable, asyncio.Future] = OrderedDict()
-
-    async def get(self, key: Hashable, read: Callable, *args: object):
-        found = self.reads.get(key)
-        if found is None or found.get_loop() is not asyncio.get_running_loop():
-            found = asyncio.ensure_future(database_sync_to_async(read)(*args))
-            found.add_done_callback(lambda done: self._settled(key, done))
-            self.reads[key] = found
-            while len(self.reads) > self.size:
-                self.reads.popitem(last=False)
-        # One socket closing while it waits does not cancel the others' read.
-        return await asyncio.shield(found)
-
-    def _settled(self, key: Hashable, done: asyncio.Future) -> None:
-        # ``exception()`` retrieves the error: no stray log when every waiter has gone.
-        failed = done.cancelled() or done.exception() is not None
-        if failed and self.reads.get(key) is done:
-            del self.reads[key]
-
-
-shared = SharedReads()
 
 
 def game_create(user, message: dict) -> dict:
@@ -122,6 +84,7 @@ class LobbyConsumer(ProtocolConsumer):
         await self.hub.join(self)
         arrived = await database_sync_to_async(self.record_connection)(None)
         self.recorded = True
+        self.hub.changed(PLAYERS)  # a list asked for from now on has this socket in it
         self.start_heartbeat()
         await self.accept()
         if arrived:
@@ -132,6 +95,7 @@ class LobbyConsumer(ProtocolConsumer):
             await self.hub.leave(self)
         if getattr(self, "recorded", False):
             departed = await database_sync_to_async(self.forget_connection)()
+            self.hub.changed(PLAYERS)
             if departed:
                 await self.tell_players_changed()
 
@@ -160,20 +124,23 @@ class LobbyConsumer(ProtocolConsumer):
         await self.send_players()
 
     async def on_request_history(self, message: dict, ref: str | None) -> None:
-        chat = await database_sync_to_async(chat_history)()
+        chat = await self.hub.read(HISTORY, (), chat_history)
         await self.send_json({"type": "HISTORY", "chat": chat})
 
     async def on_join(self, message: dict, ref: str | None) -> None:
         game_id = _game_id(message.get("game_id"))
         await database_sync_to_async(lifecycle.game_join)(game_id=game_id, user=self.user)
+        self.hub.changed(GAMES)
         await self.send_json({"type": "JOINED_GAME", "game_id": message["game_id"], "ref": ref})
 
     async def on_create(self, message: dict, ref: str | None) -> None:
         game = await database_sync_to_async(game_create)(self.user, message)
+        self.hub.changed(GAMES)
         await self.send_json({"type": "GAME_CREATED", "game": game, "ref": ref})
 
     async def on_chat(self, message: dict, ref: str | None) -> None:
         await self.post_chat(message, None)
+        self.hub.changed(HISTORY)
 
     async def lobby_games(self, message: dict) -> None:
         users = message.get("users")
@@ -181,17 +148,7 @@ class LobbyConsumer(ProtocolConsumer):
             return  # a private game this user does not sit in: it is not in their list
         if users is not None:
             self.mine = None  # one of this user's private games changed: read them again
-        change = message.get("change")
-        if change is None:  # a message without a name: this socket reads on its own
-            await self.send_games()
-            return
-        games, frame = await shared.get(
-            ("games", change, self.status_filter, self.kind_filter),
-            public_list,
-            self.status_filter,
-            self.kind_filter,
-        )
-        await self.send_listed(games, frame)
+        await self.send_listed(*await self.public_list())
 
     async def layer_resumed(self, message: dict) -> None:
         # Redis is back: the lobby's updates published meanwhile by other processes are lost.
@@ -206,22 +163,20 @@ class LobbyConsumer(ProtocolConsumer):
     async def lobby_players(self, message: dict) -> None:
         if not self.follows_players or message.get("sender") == self.channel_name:
             return
-        change = message.get("change")
-        if change is None:
-            await self.send_players()
-            return
-        await self.send(text_data=await shared.get(("players", change), players_frame))
+        await self.send_players()
 
     async def send_players(self) -> None:
-        await self.send(text_data=await database_sync_to_async(players_frame)())
+        await self.send(text_data=await self.hub.read(PLAYERS, (), players_frame))
+
+    async def public_list(self) -> tuple[list[dict], str]:
+        """The public games for this socket's filters, and their ``GAMES`` frame."""
+        key = (self.status_filter, self.kind_filter)
+        return await self.hub.read(GAMES, key, public_list, *key)
 
     async def send_games(self) -> None:
-        """``GAMES`` read afresh, this socket's own private games too."""
+        """``GAMES``, this socket's own private games read afresh."""
         self.mine = None
-        games, frame = await database_sync_to_async(public_list)(
-            self.status_filter, self.kind_filter
-        )
-        await self.send_listed(games, frame)
+        await self.send_listed(*await self.public_list())
 
     async def send_listed(self, public: list[dict], frame: str) -> None:
         """``GAMES``: the public games as read for this socket's filters (``frame``: their

@@ -8,6 +8,11 @@ the sockets that asked for changes), the connected players, a chat line. A socke
 a message of its own (its whole list with its private games, a private game's change) gets
 the message in its inbox and handles it in turn, as before (``lobby.consumers``).
 
+The reads are shared too (``LobbyHub.read``): the lists a socket asks for (the games for its
+filters, who is online, the chat's last lines) are read once for all the sockets that ask
+between two changes of what they list, and for at most ``READ_SECONDS``. Thousands of
+sockets opening at once, after a restart, cost a read per list, not one per socket.
+
 A socket handles one message at a time (``ProtocolConsumer.turn``): a frame for a socket that
 is busy waits in its inbox behind the message it handles, so what it sends keeps its order.
 """
@@ -31,6 +36,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 FRAME = "lobby.frame"  # an inbox message: a frame made for this socket, to send as it is
+READ_SECONDS = 1.0  # the longest a read is shared (what changes unannounced shows by then)
+# What a read lists; a message about one makes the next read of it a new one.
+GAMES, PLAYERS, HISTORY = "games", "players", "history"
+TOPIC_OF = {"lobby.games": GAMES, "lobby.players": PLAYERS, "chat.line": HISTORY}
 
 
 class LobbyHub:
@@ -41,6 +50,32 @@ class LobbyHub:
         self.sockets: dict[str, LobbyConsumer] = {}  # by channel name, in the order they came
         self.channel: str | None = None
         self.listener: asyncio.Task | None = None
+        self.versions = dict.fromkeys((GAMES, PLAYERS, HISTORY), 0)
+        self.reads: dict[tuple, tuple[int, float, asyncio.Future]] = {}
+
+    def changed(self, *topics: str) -> None:
+        """What ``topics`` list changed: the next read of each is a new one."""
+        for topic in topics or self.versions:
+            self.versions[topic] += 1
+
+    async def read(self, topic: str, key: tuple, read, *args):
+        """``read(*args)`` in the database thread, shared by every socket that asks for the
+        same ``key`` until ``topic`` changes (or ``READ_SECONDS`` pass). A read that failed
+        is forgotten; its askers get the error as if each had read."""
+        loop = asyncio.get_running_loop()
+        version, found = self.versions[topic], self.reads.get((topic, *key))
+        if found is None or found[0] != version or loop.time() - found[1] > READ_SECONDS:
+            future = asyncio.ensure_future(database_sync_to_async(read)(*args))
+            found = self.reads[(topic, *key)] = (version, loop.time(), future)
+            future.add_done_callback(lambda done: self._settled((topic, *key), done))
+        # One socket closing while it waits does not cancel the others' read.
+        return await asyncio.shield(found[2])
+
+    def _settled(self, key: tuple, done: asyncio.Future) -> None:
+        # ``exception()`` retrieves the error: no stray log when every waiter has gone.
+        failed = done.cancelled() or done.exception() is not None
+        if failed and (found := self.reads.get(key)) is not None and found[2] is done:
+            del self.reads[key]
 
     async def join(self, socket: LobbyConsumer) -> None:
         self.sockets[socket.channel_name] = socket
@@ -70,7 +105,10 @@ class LobbyHub:
     async def hand_on(self, message: dict) -> None:
         kind = message.get("type")
         if kind == "layer.resumed":
+            self.changed()  # what was published meanwhile is lost: read everything anew
             return  # every socket hears it on its own channel
+        if kind in TOPIC_OF:
+            self.changed(TOPIC_OF[kind])
         if kind == "lobby.games" and message.get("users") is None and "game" in message:
             await self.public_change(message)
         elif kind == "lobby.players" and message.get("change") is not None:
@@ -92,7 +130,7 @@ class LobbyHub:
         sockets = tuple(self.sockets.values())
         entry = None
         if any(socket.changes for socket in sockets):
-            entry = await database_sync_to_async(game_entry)(game_id)
+            entry = await self.read(GAMES, ("entry", game_id), game_entry, game_id)
         frames: dict[tuple, Frame] = {}
         for socket in sockets:
             if not socket.changes:
@@ -113,7 +151,7 @@ class LobbyHub:
             if socket.follows_players and socket.channel_name != message.get("sender")
         ]
         if followers:
-            frame = Frame(await database_sync_to_async(players_frame)())
+            frame = Frame(await self.read(PLAYERS, (), players_frame))
             for socket in followers:
                 await push(socket, frame)
 

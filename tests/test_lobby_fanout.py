@@ -4,15 +4,19 @@ to their players)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.db.backends.utils import CursorWrapper
 
 from games.services.admin import game_end_now
 from games.services.lifecycle import game_create, game_join, game_start
 from games.services.seats import game_leave
+from lobby import hub
+from lobby.hub import hub_of
 from lobby.lists import GAMES_LISTED, games_list
 from tests.ws_helpers import (
     Socket,
@@ -241,3 +245,45 @@ async def test_a_private_game_never_reaches_a_socket_that_did_not_sit_in_it(peop
     for message in c.received:
         assert "Geheim" not in str(message)
     await close_all(a, b, c)
+
+
+async def settled(hub, quiet: float = 0.3) -> None:
+    """Wait until the hub has heard of no change for ``quiet`` seconds."""
+    while True:
+        versions = dict(hub.versions)
+        await asyncio.sleep(quiet)
+        if hub.versions == versions:
+            return
+
+
+async def test_sockets_asking_for_the_same_lists_at_once_share_one_read_of_each(
+    people, monkeypatch
+):
+    """Many sockets opening at once (a restart, a crowd) ask for the games, who is online
+    and the chat's last lines: each list is read once for all of them."""
+    from lobby import consumers
+
+    reads = {"games": 0, "players": 0, "history": 0}
+
+    def counted(name, read):
+        def reading(*args):
+            reads[name] += 1
+            return read(*args)
+
+        return reading
+
+    sockets = [await Socket.lobby(people[number % len(people)]) for number in range(WATCHERS)]
+    await settled(hub_of(get_channel_layer()))  # the arrivals are heard: nothing changes now
+    monkeypatch.setattr(hub, "READ_SECONDS", 60.0)  # however slow the machine
+    monkeypatch.setattr(consumers, "public_list", counted("games", consumers.public_list))
+    monkeypatch.setattr(consumers, "players_frame", counted("players", consumers.players_frame))
+    monkeypatch.setattr(consumers, "chat_history", counted("history", consumers.chat_history))
+    for socket in sockets:
+        for kind in ("REQUEST_GAMES", "REQUEST_ALL_CONNECTED_PLAYERS", "REQUEST_HISTORY"):
+            await socket.send({"type": kind})
+    for socket in sockets:
+        assert len((await socket.expect("GAMES"))["games"]) == 0
+        assert len((await socket.expect("CONNECTED_PLAYERS"))["players"]) == len(people)
+        assert (await socket.expect("HISTORY"))["chat"] == []
+    assert reads == {"games": 1, "players": 1, "history": 1}
+    await close_all(*sockets)
