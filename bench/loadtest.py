@@ -33,9 +33,10 @@ With ``--watchers N`` (0 too) the lobby changes during the run: ``--lobby-change
 second a guest creates a public game and leaves it again (two changes of the public list),
 and N lobby sockets, opened before the clock starts over as many guests as they need (ten
 sockets each) and spread over the server processes as the kernel hands the connections out,
-watch it as the lobby page does: each asked for the games and for who is online. They count
-the ``GAMES`` and ``CONNECTED_PLAYERS`` they get, and time each created game from its commit
-to the first ``GAMES`` that lists it on each socket (from the game's ``created``, taken in the
+watch it as the lobby page does: each asked for the games and their changes and for who is
+online. They count the lists and changes (``GAMES``, ``GAMES_CHANGED``) and the
+``CONNECTED_PLAYERS`` they get, and time each created game from its commit to the first
+message that lists it on each socket (from the game's ``created``, taken in the
 transaction that creates it: the latency is not less than that; the servers' clock is this
 machine's, so with ``--url`` only for a server on the same machine).
 
@@ -639,12 +640,13 @@ def report_lobby(lobby: Lobby) -> None:
     if lobby.watchers:
         per_change = lobby.games_messages / lobby.watchers / changes if changes else 0.0
         print(
-            f"lobby updates: {lobby.games_messages} GAMES ({per_change:.2f} per socket and"
-            f" change), {lobby.players_messages} CONNECTED_PLAYERS"
+            f"lobby updates: {lobby.games_messages} GAMES or GAMES_CHANGED"
+            f" ({per_change:.2f} per socket and change),"
+            f" {lobby.players_messages} CONNECTED_PLAYERS"
         )
         values = lobby.latencies
         print(
-            f"lobby update latency (commit -> GAMES): p50 {percentile(values, 0.5) * 1000:.1f}"
+            f"lobby update latency (commit -> the socket): p50 {percentile(values, 0.5) * 1000:.1f}"
             f" ms, p99 {percentile(values, 0.99) * 1000:.1f} ms ({len(values)} samples)"
         )
 

@@ -6,9 +6,9 @@ It starts one server process (``ratumrad_site.cluster``) on a throwaway database
 when ``DATABASE_URL`` names one, else SQLite; the Redis channel layer when ``REDIS_URL`` is
 set, else the in-memory one. For each run and each ``--watchers`` count in turn (so that the
 counts are measured in pairs, close in time), it opens that many lobby sockets, each of a
-guest of its own that asked for the game list, then creates ``--games`` public games one
-after another over REST, each by a guest of its own. A creation is over when every lobby
-socket has had a ``GAMES`` listing the new game. The server's CPU time over the creations,
+guest of its own that asked for the game list and its changes (as the lobby page does), then
+creates ``--games`` public games one after another over REST, each by a guest of its own. A
+creation is over when every lobby socket has had the new game (``GAMES_CHANGED``). The server's CPU time over the creations,
 divided by their number, is printed with PostgreSQL's (on PostgreSQL: all its processes on
 this machine) and the wall time per creation.
 """
