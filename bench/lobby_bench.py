@@ -8,9 +8,9 @@ set, else the in-memory one. For each run and each ``--watchers`` count in turn 
 counts are measured in pairs, close in time), it opens that many lobby sockets, each of a
 guest of its own that asked for the game list and its changes (as the lobby page does), then
 creates ``--games`` public games one after another over REST, each by a guest of its own. A
-creation is over when every lobby socket has had the new game (``GAMES_CHANGED``). The server's CPU time over the creations,
-divided by their number, is printed with PostgreSQL's (on PostgreSQL: all its processes on
-this machine) and the wall time per creation.
+creation is over when every lobby socket has had the new game (``GAMES_CHANGED``). The
+server's CPU time over the creations, divided by their number, is printed with PostgreSQL's
+(on PostgreSQL: all its processes on this machine) and the wall time per creation.
 """
 
 from __future__ import annotations
