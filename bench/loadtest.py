@@ -7,6 +7,7 @@
                                        [--flood-sockets 50] [--flood-seconds 10]
                                        [--samples FILE]
                                        [--watchers N] [--lobby-changes PER_SECOND]
+                                       [--turnover]
 
 Without ``--url`` it starts ``--processes`` daphne processes sharing one port
 (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL when ``DATABASE_URL`` names
@@ -25,9 +26,16 @@ beat: the round trip at a load the servers can carry. In the same run a few sock
 ``PING`` and time the ``PONG``: the floor of a round trip through the same servers.
 
 Every game is set up and every socket open before the clock starts, and the players of the
-last games leave once every table has stopped. The servers' output goes to a temporary file,
-or to the file ``LOADTEST_LOG`` names. ``--samples FILE`` writes every move's time: when it
-ended, its round trip and its type, to see when the slow ones came.
+last games leave once every table has stopped. The games all begin then, and at one pace they
+all end within a few seconds of each other, and again a game's length later. ``--turnover``
+spreads their ends over the run, as on a site where games begin at random times: before the
+clock each game is played on at once by a random number of moves, from none to the mean
+length of a game (``game_length``: games played here with the kind's engine as the tables
+play), not counted; a game that ends meanwhile is followed by the next.
+
+The servers' output goes to a temporary file, or to the file ``LOADTEST_LOG`` names.
+``--samples FILE`` writes every move's time: when it ended, its round trip and its type, to
+see when the slow ones came.
 
 With ``--watchers N`` (0 too) the lobby changes during the run: ``--lobby-changes`` times a
 second a guest creates a public game and leaves it again (two changes of the public list),
@@ -59,6 +67,7 @@ import contextlib
 import datetime
 import gc
 import json
+import math
 import os
 import random
 import resource
@@ -268,8 +277,26 @@ class Table:
         movers = [p for p in self.players if any(m["type"] != "VOTE_END" for m in p.state["legal"])]
         return self.rng.choice(movers) if movers else None
 
-    async def play(self, game_id: int, until: float) -> None:
-        while time.monotonic() < until:
+    async def advance(self, game_id: int, moves: int) -> int:
+        """Before the clock (``--turnover``): ``moves`` moves at once, not recorded, over as
+        many games as they take; the game then being played."""
+        recording, interval = self.stats, self.interval
+        self.stats, self.interval = Stats(), 0.0
+        try:
+            while True:
+                if self.players[0].state["status"] == "FINISHED":
+                    await self.leave()
+                    game_id = await self.seat()
+                if len(self.stats.moves) >= moves:
+                    break
+                await self.play(game_id, math.inf, moves)
+        finally:
+            self.stats, self.interval = recording, interval
+        return game_id
+
+    async def play(self, game_id: int, until: float, moves: float = math.inf) -> None:
+        """Play until ``until``, the game's end, or ``moves`` moves in the stats."""
+        while time.monotonic() < until and len(self.stats.moves) < moves:
             seq = max(p.state["seq"] for p in self.players)
             await asyncio.gather(*(self.caught_up(p, seq) for p in self.players))
             player = self.mover()
@@ -508,6 +535,8 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     games = []
     for start in range(0, len(tables), 25):
         games += await asyncio.gather(*(table.seat() for table in tables[start : start + 25]))
+    if args.turnover:
+        games = await spread_ends(tables, games, args, rng)
     watchers: list[Watcher] = []
     if args.watchers is not None:
         stats.lobby = Lobby(args.watchers)
@@ -553,6 +582,41 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     if args.flood_sockets:
         stats.flood = await echo_flood(site, args, server_pids)
     return stats, seconds
+
+
+def game_length(kind: str, players: int, rng: random.Random, games: int = 20) -> float:
+    """The mean number of moves of ``games`` games of ``kind`` played here with its engine as
+    the tables play (a random one of the players who have a move other than ``VOTE_END``
+    makes a random one of those moves)."""
+    engine = registry.get(kind).engine
+    options = engine.check_options({})
+    seats = list(range(1, players + 1))
+    total = 0
+    for _ in range(games):
+        state = engine.new_game(rng.randrange(2**62), seats, options)
+        while not engine.is_over(state):
+            legal = {
+                seat: [m for m in engine.legal_moves(state, seat) if m["type"] != "VOTE_END"]
+                for seat in seats
+            }
+            movers = [seat for seat in seats if legal[seat]]
+            if not movers:
+                break
+            mover = rng.choice(movers)
+            engine.apply(state, mover, rng.choice(legal[mover]))
+            total += 1
+    return total / games
+
+
+async def spread_ends(tables: list[Table], games: list[int], args, rng) -> list[int]:
+    """``--turnover``: every game is advanced by a random number of moves, up to a game's
+    mean length, as if the games had begun at random times: their ends spread over the run
+    as on a site, instead of all coming within a few seconds of each other."""
+    length = game_length(args.kind, args.players, random.Random(rng.random()))
+    moves = [int(rng.random() * length) for _ in tables]
+    print(f"advancing the games by {sum(moves)} moves (a game: {length:.0f}) ...", flush=True)
+    advancing = zip(tables, games, moves, strict=True)
+    return list(await asyncio.gather(*(table.advance(game, n) for table, game, n in advancing)))
 
 
 async def echo_flood(site: Site, args, server_pids: list[int]) -> tuple[int, float, dict]:
@@ -742,6 +806,12 @@ def main() -> None:
         type=float,
         default=1.0,
         help="with --watchers: public games created (and left again) per second",
+    )
+    parser.add_argument(
+        "--turnover",
+        action="store_true",
+        help="advance each game by a random share of a game before the clock starts, so that"
+        " the games end at random times during the run",
     )
     parser.add_argument("--url", help="drive a running server instead of starting one")
     parser.add_argument(
