@@ -252,7 +252,7 @@ async def main_async(args) -> None:
             spy = subprocess.Popen(
                 [
                     *("py-spy", "record", "--pid", str(server.pid), "--format", "raw"),
-                    *("--rate", "500", "--output", args.py_spy),
+                    *("--rate", "500", "--gil", "--output", args.py_spy),
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
