@@ -31,7 +31,10 @@ all end within a few seconds of each other, and again a game's length later. ``-
 spreads their ends over the run, as on a site where games begin at random times: before the
 clock each game is played on at once by a random number of moves, from none to the mean
 length of a game (``game_length``: games played here with the kind's engine as the tables
-play), not counted; a game that ends meanwhile is followed by the next.
+play), not counted; a game that ends meanwhile is followed by the next. It also prints the
+servers' CPU per game turnover under the run's load (a game's end, the next game's set-up,
+its players' sockets): each second's CPU fitted by least squares to the moves and the game
+ends of that second and the ends of the second before, with its standard error.
 
 The servers' output goes to a temporary file, or to the file ``LOADTEST_LOG`` names.
 ``--samples FILE`` writes every move's time: when it ended, its round trip and its type, to
@@ -63,9 +66,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import datetime
 import gc
+import itertools
 import json
 import math
 import os
@@ -303,6 +308,7 @@ class Table:
             if player is None:
                 if self.players[0].state["status"] == "FINISHED":
                     self.stats.games += 1
+                    self.stats.ends.append(time.monotonic())
                     return
                 await asyncio.sleep(0.01)  # a STATE is on its way
                 continue
@@ -360,6 +366,8 @@ class Stats:
     acks: list[float] = field(default_factory=list)  # send → the mover's ACK (or ERROR)
     refused: dict[str, int] = field(default_factory=dict)
     games: int = 0
+    ends: list[float] = field(default_factory=list)  # when each game ended (monotonic)
+    server_cpu: list[tuple[float, float]] = field(default_factory=list)  # (when, CPU seconds)
     resyncs: int = 0  # STATEs a client asked for after waiting RESYNC_AFTER
     frames: int = 0  # messages the players received
     cpu: dict[str, float] = field(default_factory=dict)  # seconds per part of the system
@@ -562,6 +570,8 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     tasks += [
         asyncio.create_task(echo(site, prober.token, until, stats)) for _ in range(ECHO_SOCKETS)
     ]
+    if args.turnover and server_pids:
+        tasks.append(asyncio.create_task(sample_cpu(server_pids, until, stats)))
     if stats.lobby is not None and args.lobby_changes > 0:
         changing = change_lobby(site, changers, args.lobby_changes, until, stats.lobby)
         tasks.append(asyncio.create_task(changing))
@@ -681,6 +691,8 @@ def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None
         report_cpu("CPU per move", stats.cpu, len(moves), seconds)
     if stats.lobby is not None:
         report_lobby(stats.lobby)
+    if len(stats.server_cpu) > 10:
+        report_turnover(stats)
     if stats.flood:
         echoes, flood_seconds, cpu = stats.flood
         print(
@@ -690,6 +702,81 @@ def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None
         report_cpu("CPU per echo", cpu, echoes, flood_seconds)
     if per_socket is not None:
         print(f"idle sockets: {args.sockets} on one process, {per_socket:.1f} KiB each")
+
+
+async def sample_cpu(server_pids: list[int], until: float, stats: Stats) -> None:
+    """The servers' CPU seconds so far, once a second (``--turnover``)."""
+    while True:
+        pids = with_descendants(server_pids)
+        stats.server_cpu.append((time.monotonic(), sum(cpu_seconds(pid) for pid in pids)))
+        if time.monotonic() >= until:
+            return
+        await asyncio.sleep(max(0.0, min(1.0, until - time.monotonic())))
+
+
+def report_turnover(stats: Stats) -> None:
+    """The servers' CPU per game turnover (its end, the next game's set-up, its players'
+    sockets) under the run's load: least squares over the run's seconds of each second's
+    CPU against the moves that ended in it, the games that ended in it and those that ended
+    in the second before (a turnover may reach into the next second)."""
+    rows, ys = [], []
+    moves = sorted(ended for ended, _ in stats.timeline)
+    for (start, before), (end, after) in itertools.pairwise(stats.server_cpu):
+        width = end - start
+        previous = sum(start - width < t <= start for t in stats.ends)
+        ended = sum(start < t <= end for t in stats.ends)
+        moved = bisect.bisect_right(moves, end) - bisect.bisect_right(moves, start)
+        rows.append([1.0, moved, ended, previous])
+        ys.append(after - before)
+    fit = least_squares(rows, ys)
+    if fit is None:
+        print("server CPU per game turnover: not enough games ended in the run to tell")
+        return
+    (_, per_move, now, later), covariance = fit
+    spread = math.sqrt(max(0.0, covariance[2][2] + covariance[3][3] + 2 * covariance[2][3]))
+    print(
+        f"server CPU per game turnover (end, set-up, sockets; fitted over {len(rows)} seconds"
+        f" with {len(stats.ends)} ends): {(now + later) * 1000:.1f} ± {spread * 1000:.1f} ms;"
+        f" per move {per_move * 1000:.2f} ms"
+    )
+
+
+def least_squares(rows: list[list[float]], ys: list[float]):
+    """Ordinary least squares: the coefficients and their covariance, or None if the rows do
+    not tell them apart."""
+    size = len(rows[0])
+    if len(rows) <= size:
+        return None
+    normal = [[sum(r[i] * r[j] for r in rows) for j in range(size)] for i in range(size)]
+    inverse = invert(normal)
+    if inverse is None:
+        return None
+    moments = [sum(r[i] * y for r, y in zip(rows, ys, strict=True)) for i in range(size)]
+    coefficients = [sum(inverse[i][j] * moments[j] for j in range(size)) for i in range(size)]
+    residuals = [
+        y - sum(c * x for c, x in zip(coefficients, r, strict=True))
+        for r, y in zip(rows, ys, strict=True)
+    ]
+    variance = sum(e * e for e in residuals) / (len(rows) - size)
+    return coefficients, [[variance * value for value in row] for row in inverse]
+
+
+def invert(matrix: list[list[float]]) -> list[list[float]] | None:
+    """The inverse by Gauss-Jordan elimination, or None if the matrix is singular."""
+    size = len(matrix)
+    work = [[*row, *(float(i == j) for j in range(size))] for i, row in enumerate(matrix)]
+    for column in range(size):
+        pivot = max(range(column, size), key=lambda r: abs(work[r][column]))
+        if abs(work[pivot][column]) < 1e-12:
+            return None
+        work[column], work[pivot] = work[pivot], work[column]
+        lead = work[column][column]
+        work[column] = [value / lead for value in work[column]]
+        for other in range(size):
+            if other != column:
+                factor, row = work[other][column], work[column]
+                work[other] = [a - factor * b for a, b in zip(work[other], row, strict=True)]
+    return [row[size:] for row in work]
 
 
 def report_lobby(lobby: Lobby) -> None:
