@@ -36,7 +36,7 @@ from django.db import DatabaseError
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
-from games import broadcast, errors, wire
+from games import broadcast, errors, presence, wire
 from games.limits import SocketSlots, scope_address
 from games.models import ChatMessage, Connection
 from games.scope import header
@@ -416,15 +416,11 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 
     def record_connection(self, game_id: int | None) -> bool:
         """Record this socket; True if its user had no other live socket on the site."""
-        Connection.objects.stale().delete()
-        was_connected = Connection.objects.live().filter(user=self.user).exists()
-        Connection.objects.create(channel_name=self.channel_name, user=self.user, game_id=game_id)
-        return not was_connected
+        return presence.record(self.channel_name, self.user, game_id)
 
     def forget_connection(self) -> bool:
         """Forget this socket; True if its user has no live socket left on the site."""
-        Connection.objects.filter(channel_name=self.channel_name).delete()
-        return not Connection.objects.live().filter(user=self.user).exists()
+        return not presence.forget(self.channel_name, self.user.pk, None)[1]
 
     async def tell_players_changed(self) -> None:
         """The lobby's list of connected players changed (``lobby.players``)."""
