@@ -16,7 +16,10 @@ from games.models import ChatMessage, Connection, Event, Game, Rematch, Seat
 
 
 def game_summary(game: Game, seat_count: int | None = None) -> dict:
-    """A lobby list item (protocol: ``GET /api/games/``)."""
+    """A lobby list item (protocol: ``GET /api/games/``). ``seat_count``: else the game's
+    ``seat_count`` if a query annotated it or a service that knew it set it, else counted."""
+    if seat_count is None:
+        seat_count = getattr(game, "seat_count", None)
     if seat_count is None:
         seat_count = game.seats.count()
     return {
