@@ -252,6 +252,13 @@ def finished_extras(game: Game) -> FinishedAdd | None:
     return add
 
 
+@functools.cache
+def _rematch_sql() -> str:
+    meta = Rematch._meta
+    return f"""SELECT {rows.columns(Rematch, "offer")} FROM {meta.db_table} offer
+        WHERE offer.{meta.pk.column} = %s"""
+
+
 def rematch_view(game: Game, rematch: Rematch | None, players: list[dict]) -> dict:
     """A finished game's offer of the same game again (docs/protocol.md): who is asked (each
     person still seated), who accepted or declined, the new game once dealt; or, for a game
@@ -276,7 +283,8 @@ def rematch_state(game: Game) -> dict:
 
 
 def _rematch_adder(game: Game) -> FinishedAdd:
-    rematch = Rematch.objects.filter(game_id=game.pk).first()
+    found = rows.fetch(Rematch, _rematch_sql(), [game.pk])
+    rematch = found[0] if found else None
 
     def add(view: dict, seated: int | None) -> None:
         view["rematch"] = rematch_view(game, rematch, view["players"])
