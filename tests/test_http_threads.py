@@ -7,8 +7,10 @@ import inspect
 import threading
 
 import pytest
+from asgiref.sync import SyncToAsync
 from asgiref.testing import ApplicationCommunicator
 from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.base import BaseHandler
 from django.db import connections
 from django.db.backends.signals import connection_created
 
@@ -16,14 +18,26 @@ from ratumrad_site.http_threads import PooledThreadsASGIHandler, ThreadPool
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# What PooledThreadsASGIHandler.__call__ was derived from (Django 5.2). When it changes, read
-# the new code and carry what changed over, then write the new digest here.
-DERIVED_FROM = "f756809e9c9308dcccb78a301fccf09196e80cdc4745690f80384d09b69dd102"
+# What PooledThreadsASGIHandler.__call__ and .get_response_async were derived from (Django
+# 5.2). When one changes, read the new code and carry what changed over, then write the new
+# digest here.
+DERIVED_FROM = {
+    "ASGIHandler.__call__": (
+        ASGIHandler.__call__,
+        "f756809e9c9308dcccb78a301fccf09196e80cdc4745690f80384d09b69dd102",
+    ),
+    "BaseHandler.get_response_async": (
+        BaseHandler.get_response_async,
+        "ad82c920df0cebbb52b1ebafe6ab8b5541f200c39fa954a148b01f60725b715b",
+    ),
+}
 
 
-def test_the_django_code_the_handler_replaces_is_the_code_it_was_derived_from():
-    source = inspect.getsource(ASGIHandler.__call__)
-    assert hashlib.sha256(source.encode()).hexdigest() == DERIVED_FROM
+@pytest.mark.parametrize("name", DERIVED_FROM)
+def test_the_django_code_the_handler_replaces_is_the_code_it_was_derived_from(name):
+    function, digest = DERIVED_FROM[name]
+    source = inspect.getsource(function)
+    assert hashlib.sha256(source.encode()).hexdigest() == digest
 
 
 async def get(app, path: str) -> int:
@@ -90,6 +104,29 @@ async def test_requests_at_the_same_time_each_have_a_thread(handler, connects):
     # The next requests take those threads again: no new connection.
     await asyncio.gather(*(get(handler, "/api/games/") for _ in range(3)))
     assert len(connects) == 3
+
+
+@pytest.fixture
+def hops(monkeypatch):
+    """The calls handed from the event loop to a thread (asgiref's ``sync_to_async``)."""
+    calls: list[str] = []
+    original = SyncToAsync.__call__
+
+    async def counted(self, *args, **kwargs):
+        calls.append(getattr(self.func, "__qualname__", repr(self.func)))
+        return await original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncToAsync, "__call__", counted)
+    return calls
+
+
+async def test_a_request_runs_its_middleware_and_view_in_one_call_on_its_thread(handler, hops):
+    await get(handler, "/api/games/")  # the first request of the thread connects
+    hops.clear()
+    assert await get(handler, "/api/games/") == 200
+    # The request's start signal, the middleware with the view, the response's close (and
+    # its end signal). Django's own handler made nine: every middleware's hooks one by one.
+    assert len(hops) == 3, hops
 
 
 def test_the_pool_keeps_at_most_its_number_of_idle_threads():
