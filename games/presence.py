@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from games import rows
 from games.models import Connection
+from games.moves import sql
 
 _stale_dropped = -math.inf  # time.monotonic() when this process last deleted stale rows
 
@@ -28,13 +29,15 @@ def record(channel_name: str, user, game_id: int | None) -> bool:
     user had no other live socket on the site."""
     drop_stale()
     was_connected = live_sockets(user.pk, None)[1]
-    Connection.objects.create(channel_name=channel_name, user=user, game_id=game_id)
+    # Written without the ORM's compiler, as a move's rows are (nothing refers to the row,
+    # no signal watches it).
+    sql.insert([Connection(channel_name=channel_name, user=user, game_id=game_id)])
     return not was_connected
 
 
 def forget(channel_name: str, user_id: int, game_id: int | None) -> tuple[bool, bool]:
     """Forget a socket of user ``user_id``: as ``live_sockets`` says after that."""
-    Connection.objects.filter(channel_name=channel_name).delete()
+    sql.delete_where(Connection, {"channel_name": channel_name})
     return live_sockets(user_id, game_id)
 
 

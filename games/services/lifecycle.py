@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import broadcast, registry, turns
+from games import broadcast, registry, rows, turns
 from games.contract import EngineError
 from games.errors import (
     Conflict,
@@ -222,7 +222,7 @@ def check_game_limits(*, user: AbstractBaseUser, new: NewGame) -> None:
     """At most ``GAMES_WAITING_PER_USER`` games created by ``user`` wait for players (409
     ``too_many_waiting``), and at most ``GAME_RATE`` new games per user (429
     ``rate_limited``). The user's row is locked, so that parallel calls count each other."""
-    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+    rows.lock(get_user_model(), user.pk)
     most = settings.GAMES_WAITING_PER_USER
     if not new.kind.solo and most > 0:
         waiting = Game.objects.filter(creator=user, status=Game.Status.WAITING).count()
