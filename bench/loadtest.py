@@ -7,6 +7,7 @@
                                        [--flood-sockets 50] [--flood-seconds 10]
                                        [--samples FILE]
                                        [--watchers N] [--lobby-changes PER_SECOND]
+                                       [--turnover]
 
 Without ``--url`` it starts ``--processes`` daphne processes sharing one port
 (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL when ``DATABASE_URL`` names
@@ -25,9 +26,19 @@ beat: the round trip at a load the servers can carry. In the same run a few sock
 ``PING`` and time the ``PONG``: the floor of a round trip through the same servers.
 
 Every game is set up and every socket open before the clock starts, and the players of the
-last games leave once every table has stopped. The servers' output goes to a temporary file,
-or to the file ``LOADTEST_LOG`` names. ``--samples FILE`` writes every move's time: when it
-ended, its round trip and its type, to see when the slow ones came.
+last games leave once every table has stopped. The games all begin then, and at one pace they
+all end within a few seconds of each other, and again a game's length later. ``--turnover``
+spreads their ends over the run, as on a site where games begin at random times: before the
+clock each game is played on at once by a random number of moves, from none to the mean
+length of a game (``game_length``: games played here with the kind's engine as the tables
+play), not counted; a game that ends meanwhile is followed by the next. It also prints the
+servers' CPU per game turnover under the run's load (a game's end, the next game's set-up,
+its players' sockets): each second's CPU fitted by least squares to the moves and the game
+ends of that second and the ends of the second before, with its standard error.
+
+The servers' output goes to a temporary file, or to the file ``LOADTEST_LOG`` names.
+``--samples FILE`` writes every move's time: when it ended, its round trip and its type, to
+see when the slow ones came.
 
 With ``--watchers N`` (0 too) the lobby changes during the run: ``--lobby-changes`` times a
 second a guest creates a public game and leaves it again (two changes of the public list),
@@ -56,10 +67,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import datetime
 import gc
+import itertools
 import json
+import math
 import os
 import random
 import resource
@@ -271,14 +285,33 @@ class Table:
         movers = [p for p in self.players if any(m["type"] != "VOTE_END" for m in p.state["legal"])]
         return self.rng.choice(movers) if movers else None
 
-    async def play(self, game_id: int, until: float) -> None:
-        while time.monotonic() < until:
+    async def advance(self, game_id: int, moves: int) -> int:
+        """Before the clock (``--turnover``): ``moves`` moves at once, not recorded, over as
+        many games as they take; the game then being played."""
+        recording, interval = self.stats, self.interval
+        self.stats, self.interval = Stats(), 0.0
+        try:
+            while True:
+                if self.players[0].state["status"] == "FINISHED":
+                    await self.leave()
+                    game_id = await self.seat()
+                if len(self.stats.moves) >= moves:
+                    break
+                await self.play(game_id, math.inf, moves)
+        finally:
+            self.stats, self.interval = recording, interval
+        return game_id
+
+    async def play(self, game_id: int, until: float, moves: float = math.inf) -> None:
+        """Play until ``until``, the game's end, or ``moves`` moves in the stats."""
+        while time.monotonic() < until and len(self.stats.moves) < moves:
             seq = max(p.state["seq"] for p in self.players)
             await asyncio.gather(*(self.caught_up(p, seq) for p in self.players))
             player = self.mover()
             if player is None:
                 if self.players[0].state["status"] == "FINISHED":
                     self.stats.games += 1
+                    self.stats.ends.append(time.monotonic())
                     return
                 await asyncio.sleep(0.01)  # a STATE is on its way
                 continue
@@ -336,6 +369,8 @@ class Stats:
     acks: list[float] = field(default_factory=list)  # send → the mover's ACK (or ERROR)
     refused: dict[str, int] = field(default_factory=dict)
     games: int = 0
+    ends: list[float] = field(default_factory=list)  # when each game ended (monotonic)
+    server_cpu: list[tuple[float, float]] = field(default_factory=list)  # (when, CPU seconds)
     resyncs: int = 0  # STATEs a client asked for after waiting RESYNC_AFTER
     frames: int = 0  # messages the players received
     cpu: dict[str, float] = field(default_factory=dict)  # seconds per part of the system
@@ -511,6 +546,8 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     games = []
     for start in range(0, len(tables), 25):
         games += await asyncio.gather(*(table.seat() for table in tables[start : start + 25]))
+    if args.turnover:
+        games = await spread_ends(tables, games, args, rng)
     watchers: list[Watcher] = []
     if args.watchers is not None:
         stats.lobby = Lobby(args.watchers)
@@ -536,6 +573,8 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     tasks += [
         asyncio.create_task(echo(site, prober.token, until, stats)) for _ in range(ECHO_SOCKETS)
     ]
+    if args.turnover and server_pids:
+        tasks.append(asyncio.create_task(sample_cpu(server_pids, until, stats)))
     if stats.lobby is not None and args.lobby_changes > 0:
         changing = change_lobby(site, changers, args.lobby_changes, until, stats.lobby)
         tasks.append(asyncio.create_task(changing))
@@ -556,6 +595,41 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     if args.flood_sockets:
         stats.flood = await echo_flood(site, args, server_pids)
     return stats, seconds
+
+
+def game_length(kind: str, players: int, rng: random.Random, games: int = 20) -> float:
+    """The mean number of moves of ``games`` games of ``kind`` played here with its engine as
+    the tables play (a random one of the players who have a move other than ``VOTE_END``
+    makes a random one of those moves)."""
+    engine = registry.get(kind).engine
+    options = engine.check_options({})
+    seats = list(range(1, players + 1))
+    total = 0
+    for _ in range(games):
+        state = engine.new_game(rng.randrange(2**62), seats, options)
+        while not engine.is_over(state):
+            legal = {
+                seat: [m for m in engine.legal_moves(state, seat) if m["type"] != "VOTE_END"]
+                for seat in seats
+            }
+            movers = [seat for seat in seats if legal[seat]]
+            if not movers:
+                break
+            mover = rng.choice(movers)
+            engine.apply(state, mover, rng.choice(legal[mover]))
+            total += 1
+    return total / games
+
+
+async def spread_ends(tables: list[Table], games: list[int], args, rng) -> list[int]:
+    """``--turnover``: every game is advanced by a random number of moves, up to a game's
+    mean length, as if the games had begun at random times: their ends spread over the run
+    as on a site, instead of all coming within a few seconds of each other."""
+    length = game_length(args.kind, args.players, random.Random(rng.random()))
+    moves = [int(rng.random() * length) for _ in tables]
+    print(f"advancing the games by {sum(moves)} moves (a game: {length:.0f}) ...", flush=True)
+    advancing = zip(tables, games, moves, strict=True)
+    return list(await asyncio.gather(*(table.advance(game, n) for table, game, n in advancing)))
 
 
 async def echo_flood(site: Site, args, server_pids: list[int]) -> tuple[int, float, dict]:
@@ -620,6 +694,8 @@ def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None
         report_cpu("CPU per move", stats.cpu, len(moves), seconds)
     if stats.lobby is not None:
         report_lobby(stats.lobby)
+    if len(stats.server_cpu) > 10:
+        report_turnover(stats)
     if stats.flood:
         echoes, flood_seconds, cpu = stats.flood
         print(
@@ -629,6 +705,81 @@ def report(stats: Stats, seconds: float, args, per_socket: float | None) -> None
         report_cpu("CPU per echo", cpu, echoes, flood_seconds)
     if per_socket is not None:
         print(f"idle sockets: {args.sockets} on one process, {per_socket:.1f} KiB each")
+
+
+async def sample_cpu(server_pids: list[int], until: float, stats: Stats) -> None:
+    """The servers' CPU seconds so far, once a second (``--turnover``)."""
+    while True:
+        pids = with_descendants(server_pids)
+        stats.server_cpu.append((time.monotonic(), sum(cpu_seconds(pid) for pid in pids)))
+        if time.monotonic() >= until:
+            return
+        await asyncio.sleep(max(0.0, min(1.0, until - time.monotonic())))
+
+
+def report_turnover(stats: Stats) -> None:
+    """The servers' CPU per game turnover (its end, the next game's set-up, its players'
+    sockets) under the run's load: least squares over the run's seconds of each second's
+    CPU against the moves that ended in it, the games that ended in it and those that ended
+    in the second before (a turnover may reach into the next second)."""
+    rows, ys = [], []
+    moves = sorted(ended for ended, _ in stats.timeline)
+    for (start, before), (end, after) in itertools.pairwise(stats.server_cpu):
+        width = end - start
+        previous = sum(start - width < t <= start for t in stats.ends)
+        ended = sum(start < t <= end for t in stats.ends)
+        moved = bisect.bisect_right(moves, end) - bisect.bisect_right(moves, start)
+        rows.append([1.0, moved, ended, previous])
+        ys.append(after - before)
+    fit = least_squares(rows, ys)
+    if fit is None:
+        print("server CPU per game turnover: not enough games ended in the run to tell")
+        return
+    (_, per_move, now, later), covariance = fit
+    spread = math.sqrt(max(0.0, covariance[2][2] + covariance[3][3] + 2 * covariance[2][3]))
+    print(
+        f"server CPU per game turnover (end, set-up, sockets; fitted over {len(rows)} seconds"
+        f" with {len(stats.ends)} ends): {(now + later) * 1000:.1f} ± {spread * 1000:.1f} ms;"
+        f" per move {per_move * 1000:.2f} ms"
+    )
+
+
+def least_squares(rows: list[list[float]], ys: list[float]):
+    """Ordinary least squares: the coefficients and their covariance, or None if the rows do
+    not tell them apart."""
+    size = len(rows[0])
+    if len(rows) <= size:
+        return None
+    normal = [[sum(r[i] * r[j] for r in rows) for j in range(size)] for i in range(size)]
+    inverse = invert(normal)
+    if inverse is None:
+        return None
+    moments = [sum(r[i] * y for r, y in zip(rows, ys, strict=True)) for i in range(size)]
+    coefficients = [sum(inverse[i][j] * moments[j] for j in range(size)) for i in range(size)]
+    residuals = [
+        y - sum(c * x for c, x in zip(coefficients, r, strict=True))
+        for r, y in zip(rows, ys, strict=True)
+    ]
+    variance = sum(e * e for e in residuals) / (len(rows) - size)
+    return coefficients, [[variance * value for value in row] for row in inverse]
+
+
+def invert(matrix: list[list[float]]) -> list[list[float]] | None:
+    """The inverse by Gauss-Jordan elimination, or None if the matrix is singular."""
+    size = len(matrix)
+    work = [[*row, *(float(i == j) for j in range(size))] for i, row in enumerate(matrix)]
+    for column in range(size):
+        pivot = max(range(column, size), key=lambda r: abs(work[r][column]))
+        if abs(work[pivot][column]) < 1e-12:
+            return None
+        work[column], work[pivot] = work[pivot], work[column]
+        lead = work[column][column]
+        work[column] = [value / lead for value in work[column]]
+        for other in range(size):
+            if other != column:
+                factor, row = work[other][column], work[column]
+                work[other] = [a - factor * b for a, b in zip(work[other], row, strict=True)]
+    return [row[size:] for row in work]
 
 
 def report_lobby(lobby: Lobby) -> None:
@@ -746,6 +897,12 @@ def main() -> None:
         type=float,
         default=1.0,
         help="with --watchers: public games created (and left again) per second",
+    )
+    parser.add_argument(
+        "--turnover",
+        action="store_true",
+        help="advance each game by a random share of a game before the clock starts, so that"
+        " the games end at random times during the run",
     )
     parser.add_argument("--url", help="drive a running server instead of starting one")
     parser.add_argument(

@@ -55,3 +55,21 @@ def with_descendants(pids: list[int]) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+def run_seconds(pid: int) -> float:
+    """CPU time of process ``pid``'s threads that still run, to the nanosecond (the
+    scheduler's ``/proc/<pid>/task/<tid>/schedstat``); 0 for a process gone. Exact for a
+    process of one thread (a PostgreSQL backend), where ``cpu_seconds`` counts in clock ticks
+    (10 ms); in a process whose threads come and go, those that ended are missed."""
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return 0.0
+    total = 0
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+    return total / 1e9

@@ -27,8 +27,8 @@ from datetime import timedelta
 from channels.db import database_sync_to_async
 from django.utils import timezone, translation
 
-from games import bots, broadcast, errors, registry, selectors, wire
-from games.models import Connection, Game, Seat
+from games import bots, broadcast, errors, presence, registry, selectors, wire
+from games.models import Game, Seat
 from games.moves import on_loop, paths
 from games.protocol import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, ProtocolConsumer, Refused
 from games.services.lifecycle import rematch_answer
@@ -105,33 +105,39 @@ class GameConsumer(ProtocolConsumer):
     def _seated(self) -> tuple[registry.GameKind, bool, bool] | None:
         """The game's kind, whether the user has a seat and whether the game is sealed (shown
         to its players only); None if there is no such game."""
-        game = Game.objects.filter(pk=self.game_id).only("kind", "options").first()
+        game, seats = selectors.game_with_seats(self.game_id)
         if game is None:
             return None
-        seated = Seat.objects.filter(game_id=self.game_id, user=self.user).exists()
         kind = registry.get(game.kind)
-        return kind, seated, kind.glue.sealed(game)
+        return kind, any(seat.user_id == self.user.pk for seat in seats), kind.glue.sealed(game)
 
     def _enter(self) -> tuple[dict, bool]:
         arrived = self.record_connection(self.game_id)
-        if Seat.objects.filter(
-            game_id=self.game_id, user=self.user, autopilot=True, left=False
-        ).exists():
+        game, seats = self._read()
+        seat = next((seat for seat in seats if seat.user_id == self.user.pk), None)
+        if seat is not None and seat.autopilot and not seat.left:
             # Back at the table (a reload, a new device): the person plays again.
             seat_take_back(game_id=self.game_id, user=self.user)
-        return self._view(), arrived
+            game, seats = self._read()
+        details = selectors.player_details(game, seats)
+        return selectors.game_view(game, self.user.pk, details=details), arrived
 
     def _exit(self) -> tuple[bool, bool]:
         """Whether the user still has a socket on this game, and whether they left the site."""
-        departed = self.forget_connection()
-        here = Connection.objects.live().filter(game_id=self.game_id, user=self.user).exists()
-        return here, departed
+        here, anywhere = presence.forget(self.channel_name, self.user.pk, self.game_id)
+        return here, not anywhere
 
-    def _view(self) -> dict:
-        game = Game.objects.filter(pk=self.game_id).first()
+    def _read(self) -> tuple[Game, list[Seat]]:
+        """The game and its seats with their presence, in one statement."""
+        game, seats = selectors.game_with_seats(self.game_id)
         if game is None:
             raise errors.NotFound("there is no game {game}", game=self.game_id)
-        return selectors.game_view(game, self.user.pk)
+        return game, seats
+
+    def _view(self) -> dict:
+        game, seats = self._read()
+        details = selectors.player_details(game, seats)
+        return selectors.game_view(game, self.user.pk, details=details)
 
     # client messages
 

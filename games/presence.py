@@ -1,6 +1,11 @@
-"""One beat for all the sockets of a server process (``Presence``).
+"""Who is connected where: a ``Connection`` row per open socket (``games.models``), read by
+the game views (a seat's ``connected``) and the lobby's list of players online.
 
-Every open socket refreshes its ``Connection`` row (who is online) and its socket slots
+A socket records its row when it opens and forgets it when it closes; its beat keeps it
+live. Rows of sockets whose server died stop counting after ``PRESENCE_TTL`` (``live``) and
+are deleted when a socket opens, at most once every ``PRESENCE_BEAT`` per process.
+
+The beat (``Beats``): every open socket refreshes its row and its socket slots
 (``games.limits``) once a ``PRESENCE_BEAT``, then does its own ``on_beat``. One task per event
 loop does that for all of them: once a tick it takes the sockets whose beat is due, refreshes
 their rows in one statement and their slots in one trip to a worker thread, then runs their
@@ -12,7 +17,9 @@ thousands of idle sockets cost is a statement a tick, not a task and a statement
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import math
 import time
 import weakref
 from typing import TYPE_CHECKING
@@ -20,12 +27,65 @@ from typing import TYPE_CHECKING
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
+from games import rows
 from games.models import Connection
+from games.moves import sql
 
 if TYPE_CHECKING:
     from games.protocol import ProtocolConsumer
+
+_stale_dropped = -math.inf  # time.monotonic() when this process last deleted stale rows
+
+
+def record(channel_name: str, user, game_id: int | None) -> bool:
+    """Record a socket of ``user`` (on game ``game_id``, or elsewhere: None); True if the
+    user had no other live socket on the site."""
+    drop_stale()
+    was_connected = live_sockets(user.pk, None)[1]
+    # Written without the ORM's compiler, as a move's rows are (nothing refers to the row,
+    # no signal watches it).
+    sql.insert([Connection(channel_name=channel_name, user=user, game_id=game_id)])
+    return not was_connected
+
+
+def forget(channel_name: str, user_id: int, game_id: int | None) -> tuple[bool, bool]:
+    """Forget a socket of user ``user_id``: as ``live_sockets`` says after that."""
+    sql.delete_where(Connection, {"channel_name": channel_name})
+    return live_sockets(user_id, game_id)
+
+
+def drop_stale() -> None:
+    """Delete the rows of sockets whose server died, unless this process did lately."""
+    global _stale_dropped
+    now = time.monotonic()
+    if now - _stale_dropped < settings.PRESENCE_BEAT.total_seconds():
+        return
+    _stale_dropped = now
+    Connection.objects.stale().delete()
+
+
+def live_sockets(user_id: int, game_id: int | None) -> tuple[bool, bool]:
+    """Whether user ``user_id`` has a live socket on game ``game_id`` (False for None), and
+    whether they have one anywhere on the site: one statement."""
+    since = timezone.now() - settings.PRESENCE_TTL
+    params = [user_id, since, game_id, user_id, since]
+    [(here, anywhere)] = rows.fetch_rows(_live_sockets_sql(), params)
+    return bool(here), bool(anywhere)  # SQLite answers 0 or 1
+
+
+@functools.cache
+def _live_sockets_sql() -> str:
+    meta, quote = Connection._meta, connection.ops.quote_name
+    column = {name: quote(meta.get_field(name).column) for name in ("user", "game", "seen")}
+    live = (
+        f"SELECT 1 FROM {quote(meta.db_table)} live WHERE live.{column['user']} = %s"
+        f" AND live.{column['seen']} >= %s"
+    )
+    return f"SELECT EXISTS ({live} AND live.{column['game']} = %s), EXISTS ({live})"
+
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +111,7 @@ def renew_slots(sockets: list[ProtocolConsumer]) -> None:
             logger.warning("socket %s: socket slots not renewed", socket.channel_name)
 
 
-class Presence:
+class Beats:
     """The beating sockets of one event loop, each with the time its next beat is due."""
 
     def __init__(self) -> None:
@@ -97,13 +157,13 @@ class Presence:
                 logger.error("socket %s: its beat failed", socket.channel_name, exc_info=result)
 
 
-_presences: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_beats: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def presence() -> Presence:
-    """The presence of the running event loop (a test has a loop of its own)."""
+def beats() -> Beats:
+    """The beats of the running event loop (a test has a loop of its own)."""
     loop = asyncio.get_running_loop()
-    found = _presences.get(loop)
+    found = _beats.get(loop)
     if found is None:
-        found = _presences[loop] = Presence()
+        found = _beats[loop] = Beats()
     return found

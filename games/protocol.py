@@ -36,10 +36,9 @@ from django.db import DatabaseError
 from django.utils import timezone, translation
 from django.utils.translation import trans_real
 
-from games import broadcast, errors, wire
+from games import broadcast, errors, presence, wire
 from games.limits import SocketSlots, scope_address
-from games.models import ChatMessage, Connection
-from games.presence import presence
+from games.models import ChatMessage
 from games.scope import header
 from games.services.chat import chat_post
 
@@ -264,8 +263,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     def start_heartbeat(self) -> None:
         """Keep this socket's Connection row live (presence) and its slots taken for as long
         as it is open: the process's one beat (``games.presence``) does it."""
-        self.presence = presence()
-        self.presence.add(self)
+        self.beats = presence.beats()
+        self.beats.add(self)
 
     beats_on = False  # whether ``on_beat`` does anything: the beat calls it only then
 
@@ -276,8 +275,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         """The channel layer hears Redis again after losing it (none here)."""
 
     async def disconnect(self, code: int) -> None:
-        if getattr(self, "presence", None) is not None:
-            self.presence.discard(self)
+        if getattr(self, "beats", None) is not None:
+            self.beats.discard(self)
         await self.slots_call("release")
         if self.user is None or not self.user.is_authenticated:
             return
@@ -412,15 +411,11 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 
     def record_connection(self, game_id: int | None) -> bool:
         """Record this socket; True if its user had no other live socket on the site."""
-        Connection.objects.stale().delete()
-        was_connected = Connection.objects.live().filter(user=self.user).exists()
-        Connection.objects.create(channel_name=self.channel_name, user=self.user, game_id=game_id)
-        return not was_connected
+        return presence.record(self.channel_name, self.user, game_id)
 
     def forget_connection(self) -> bool:
         """Forget this socket; True if its user has no live socket left on the site."""
-        Connection.objects.filter(channel_name=self.channel_name).delete()
-        return not Connection.objects.live().filter(user=self.user).exists()
+        return not presence.forget(self.channel_name, self.user.pk, None)[1]
 
     async def tell_players_changed(self) -> None:
         """The lobby's list of connected players changed (``lobby.players``)."""

@@ -16,7 +16,10 @@ from games.models import ChatMessage, Connection, Event, Game, Rematch, Seat
 
 
 def game_summary(game: Game, seat_count: int | None = None) -> dict:
-    """A lobby list item (protocol: ``GET /api/games/``)."""
+    """A lobby list item (protocol: ``GET /api/games/``). ``seat_count``: else the game's
+    ``seat_count`` if a query annotated it or a service that knew it set it, else counted."""
+    if seat_count is None:
+        seat_count = getattr(game, "seat_count", None)
     if seat_count is None:
         seat_count = game.seats.count()
     return {
@@ -105,26 +108,40 @@ def versioned_game_with_seats(game_id: int) -> tuple[Game | None, list[Seat]]:
 
 def versioned_query(game_id: int) -> tuple[str, list]:
     """The statement of ``versioned_game_with_seats`` and its parameters."""
-    return _versioned_sql(), [timezone.now() - settings.PRESENCE_TTL, game_id]
+    return _game_seats_sql(True), [timezone.now() - settings.PRESENCE_TTL, game_id]
 
 
 def versioned_from_rows(found: list[tuple]) -> tuple[Game | None, list[Seat]]:
     """The game and seats of ``versioned_game_with_seats`` from its statement's rows."""
+    return _from_rows(found, True)
+
+
+def game_with_seats(game_id: int) -> tuple[Game | None, list[Seat]]:
+    """A game and its seats as ``seats_with_presence`` reads them (what its views show), in
+    one statement: ``versioned_game_with_seats`` without the version, on any database."""
+    params = [timezone.now() - settings.PRESENCE_TTL, game_id]
+    return _from_rows(rows.fetch_rows(_game_seats_sql(False), params), False)
+
+
+def _from_rows(found: list[tuple], versioned: bool) -> tuple[Game | None, list[Seat]]:
     if not found:
         return None, []
     count = len(Game._meta.concrete_fields)
     game = rows.build(Game, found[0][:count])
-    game._row_version = found[0][count]
+    if versioned:
+        game._row_version = found[0][count]
+        count += 1
     # A game without seats comes as one row whose seat columns are NULL.
-    seats = [_with_presence(row[count + 1 :]) for row in found if row[count + 1] is not None]
+    seats = [_with_presence(row[count:]) for row in found if row[count] is not None]
     return game, seats
 
 
 @functools.cache
-def _versioned_sql() -> str:
+def _game_seats_sql(versioned: bool) -> str:
     select, account = _seat_columns()
     meta = Game._meta
-    return f"""SELECT {rows.columns(Game, "game")}, game.{rows.VERSION}, {select}
+    version = f", game.{rows.VERSION}" if versioned else ""
+    return f"""SELECT {rows.columns(Game, "game")}{version}, {select}
         FROM {meta.db_table} game
         LEFT JOIN {Seat._meta.db_table} seat ON seat.game_id = game.{meta.pk.column}
         LEFT JOIN {account}
@@ -235,6 +252,13 @@ def finished_extras(game: Game) -> FinishedAdd | None:
     return add
 
 
+@functools.cache
+def _rematch_sql() -> str:
+    meta = Rematch._meta
+    return f"""SELECT {rows.columns(Rematch, "offer")} FROM {meta.db_table} offer
+        WHERE offer.{meta.pk.column} = %s"""
+
+
 def rematch_view(game: Game, rematch: Rematch | None, players: list[dict]) -> dict:
     """A finished game's offer of the same game again (docs/protocol.md): who is asked (each
     person still seated), who accepted or declined, the new game once dealt; or, for a game
@@ -259,7 +283,8 @@ def rematch_state(game: Game) -> dict:
 
 
 def _rematch_adder(game: Game) -> FinishedAdd:
-    rematch = Rematch.objects.filter(game_id=game.pk).first()
+    found = rows.fetch(Rematch, _rematch_sql(), [game.pk])
+    rematch = found[0] if found else None
 
     def add(view: dict, seated: int | None) -> None:
         view["rematch"] = rematch_view(game, rematch, view["players"])

@@ -3,12 +3,14 @@ within one kind of game (Rat um Rad unless told otherwise)."""
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 
-from games import registry
+from games import registry, rows
 from games import selectors as game_selectors
 from games.models import Game, Seat
 from rankings import achievements
@@ -248,18 +250,14 @@ def finished_game_extras(game: Game):
     """What a finished game's views show of the rankings (``games.selectors``'s hook): each
     results row's ``rating_change`` (``null`` where the game rated nobody: a kind ranked by
     scores, or not rated yet) and, in a seat's own view, ``you.new_achievements``: the keys of
-    the achievements this game earned the seat first. Two reads, whatever the views."""
-    changes = {
-        user_id: display(after - before)
-        for user_id, before, after in RatingChange.objects.filter(game=game).values_list(
-            "user_id", "ordinal_before", "ordinal_after"
-        )
-    }
+    the achievements this game earned the seat first. One statement, whatever the views."""
+    changes: dict[int, float] = {}
     earned: dict[int, list[str]] = {}
-    for user_id, key in (
-        EarnedAchievement.objects.filter(game=game).order_by("id").values_list("user_id", "key")
-    ):
-        earned.setdefault(user_id, []).append(key)
+    for user_id, before, after, key, _, _ in rows.fetch_rows(_finished_sql(), [game.pk] * 2):
+        if key is None:
+            changes[user_id] = display(after - before)
+        else:
+            earned.setdefault(user_id, []).append(key)
 
     def add(view: dict, seated: int | None) -> None:
         for row in view.get("results") or []:
@@ -268,3 +266,22 @@ def finished_game_extras(game: Game):
             view["you"]["new_achievements"] = earned.get(seated, [])
 
     return add
+
+
+@functools.cache
+def _finished_sql() -> str:
+    """A game's rating changes (``key`` null), then its achievements in the order earned."""
+    quote = connection.ops.quote_name
+
+    def column(model, name: str) -> str:
+        return quote(model._meta.get_field(name).column)
+
+    changes, earned = RatingChange, EarnedAchievement
+    return f"""SELECT {column(changes, "user")}, {column(changes, "ordinal_before")},
+            {column(changes, "ordinal_after")}, NULL, 0, {column(changes, "id")}
+        FROM {quote(changes._meta.db_table)} WHERE {column(changes, "game")} = %s
+        UNION ALL
+        SELECT {column(earned, "user")}, NULL, NULL, {column(earned, "key")}, 1,
+            {column(earned, "id")}
+        FROM {quote(earned._meta.db_table)} WHERE {column(earned, "game")} = %s
+        ORDER BY 5, 6"""

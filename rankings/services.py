@@ -10,9 +10,11 @@ from openskill.models import PlackettLuce
 
 from games import registry
 from games.models import Game, Seat
+from games.moves import sql
 from rankings import achievements
 from rankings.models import EarnedAchievement, Rating, RatingChange
 
+RATED_FIELDS = ("mu", "sigma", "ordinal", "games", "is_bot", "updated")  # what a game changes
 MODEL = PlackettLuce()  # a new player starts at mu 25, sigma 25/3: ordinal 0
 
 
@@ -42,7 +44,9 @@ def rate_game(
         return []
     if game.status != Game.Status.FINISHED or not 2 <= len(results) <= kind.max_players:
         return []
-    with transaction.atomic():
+    # Inside the receiver's savepoint (``receivers``) no second one: a failure rolls back to
+    # that one all the same.
+    with transaction.atomic(savepoint=False):
         if RatingChange.objects.filter(game=game).exists():
             return []
         players = [row["player"] for row in results]
@@ -95,8 +99,11 @@ def rate_game(
             rating.mu, rating.sigma, rating.ordinal = new.mu, new.sigma, new.ordinal()
             rating.games += 1
             rating.is_bot = rating.user_id in bots
-            rating.save()
-        return RatingChange.objects.bulk_create(changes)
+        with sql.batch():  # one statement on PostgreSQL
+            for rating in before:
+                sql.update(rating, RATED_FIELDS)
+            sql.insert(changes)
+        return changes
 
 
 def results_of(game: Game) -> list[dict]:

@@ -2,11 +2,17 @@
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ratumrad_site.settings")
-# Set up Django before anything imports models (consumers, auth middleware).
-django_asgi_app = get_asgi_application()
+# Set up Django before anything imports models (consumers, auth middleware), as
+# django.core.asgi.get_asgi_application does.
+django.setup(set_prefix=False)
+
+from ratumrad_site.http_threads import PooledThreadsASGIHandler  # noqa: E402
+
+# Django's handler, whose requests keep their threads and database connections.
+django_asgi_app = PooledThreadsASGIHandler()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 

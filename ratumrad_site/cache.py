@@ -11,6 +11,10 @@ the full rate), until Redis is back. For ``RETRY_SECONDS`` after a failure calls
 to memory, so that a Redis that does not answer at all costs each request at most one
 connection timeout. A connection that Redis closed (a restart) is opened again and the call
 tried once more (redis-py's ``Retry``), so the first call after Redis returns reaches it.
+
+Django makes a cache object for every thread and every asyncio task: every HTTP request and
+every socket. All of a process's share one client and its pool of connections to Redis;
+each had opened a connection of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from functools import cached_property
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
@@ -44,6 +49,8 @@ POOL_OPTIONS = {
 _down_since: dict[str, float] = {}
 _retry_at: dict[str, float] = {}
 _state_lock = threading.Lock()
+# The clients, each with its pool of connections, by location and options: one per process.
+_clients: dict[tuple[str, str], Any] = {}
 
 
 class ResilientRedisCache(RedisCache):
@@ -56,6 +63,18 @@ class ResilientRedisCache(RedisCache):
         local = {key: value for key, value in params.items() if key != "OPTIONS"}
         # LocMemCache shares its store between the objects of one name: every thread's.
         self._local = LocMemCache(f"redis-fallback:{self._location}", local)
+
+    @cached_property
+    def _cache(self):
+        # Django makes a cache object for every thread and every asyncio task (an HTTP
+        # request, a socket), and each made its own pool: a new connection to Redis for
+        # every request and socket that used the cache. Redis's pools are thread-safe.
+        key = (self._location, repr(sorted(self._options.items())))
+        with _state_lock:
+            client = _clients.get(key)
+            if client is None:
+                client = _clients[key] = self._class(self._servers, **self._options)
+        return client
 
     # ------------------------------------------------------------------ state
 

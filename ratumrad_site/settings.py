@@ -390,7 +390,7 @@ REST_FRAMEWORK = {
     # Browsers use the session cookie, scripts and bots "Authorization: Token <key>". Token
     # first, so that a missing login is a 401 with "WWW-Authenticate: Token", not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "ratumrad_site.tokens.TokenAuthentication",  # DRF's, with a raw read of the token
         "rest_framework.authentication.SessionAuthentication",
     ],
     # JSON only: no browsable API (the docs are at /api/docs/), and a cross-site HTML form

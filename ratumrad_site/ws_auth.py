@@ -24,9 +24,9 @@ from channels.security.websocket import OriginValidator, WebsocketDenier
 from channels.sessions import CookieMiddleware
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from rest_framework.authtoken.models import Token
 
 from games.scope import header
+from ratumrad_site.tokens import token_and_user
 
 
 def origin_allowed(origin: str) -> bool:
@@ -48,10 +48,10 @@ def token_user(authorization: str):
     key = key.strip()
     if scheme.lower() != "token" or not key or " " in key:
         return AnonymousUser()
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
+    found = token_and_user(key)
+    if found is None or not found[1].is_active:
         return AnonymousUser()
-    return token.user
+    return found[1]
 
 
 class WebsocketAuthMiddleware:

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from lobby.api import GuestThrottle
 from lobby.models import Guest
+from ratumrad_site.tokens import token_and_user
 
 pytestmark = pytest.mark.django_db
 
@@ -208,6 +209,27 @@ def test_error_messages_from_the_framework_follow_the_language_codes_do_not():
 def test_a_wrong_token_is_refused():
     response = APIClient().get("/api/games/", headers={"authorization": "Token nonsense"})
     assert (response.status_code, response.json()["code"]) == (401, "not_authenticated")
+
+
+def test_a_token_is_read_with_its_user_in_one_statement(django_assert_num_queries):
+    token = become_guest(APIClient(), "Lea")["token"]
+    with django_assert_num_queries(1):
+        found = token_and_user(token)
+    assert found is not None
+    found_token, user = found
+    assert (found_token.key, found_token.user, user.get_username()) == (token, user, "Lea")
+    assert token_and_user("nonsense") is None
+
+
+def test_the_token_of_an_inactive_user_is_refused_with_drf_s_message():
+    token = become_guest(APIClient(), "Lea")["token"]
+    get_user_model().objects.filter(username="Lea").update(is_active=False)
+    headers = {"authorization": f"Token {token}", "accept-language": "en"}
+    response = APIClient().get("/api/auth/me/", headers=headers)
+    assert response.status_code == 401
+    assert response.json() == {"code": "not_authenticated", "message": "User inactive or deleted."}
+    wrong = APIClient().get("/api/auth/me/", headers={**headers, "authorization": "Token no"})
+    assert wrong.json() == {"code": "not_authenticated", "message": "Invalid token."}
 
 
 def test_nobody_is_logged_in_without_a_session_or_token():

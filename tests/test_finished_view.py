@@ -89,8 +89,8 @@ def test_the_end_broadcast_reads_the_rankings_once_for_all_its_views(people, sen
     with CaptureQueriesContext(connection) as queries:
         broadcast.game_changed(game, None, [], seats)
     assert len(end_views(sent, game)) == 4
-    # The offer to play again, the rating changes, the achievements.
-    assert len(queries.captured_queries) == 3
+    # The offer to play again; the rating changes and the achievements, in one statement.
+    assert len(queries.captured_queries) == 2
 
 
 def test_a_game_not_rated_has_no_rating_change_in_its_rows(people, monkeypatch):

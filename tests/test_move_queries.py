@@ -5,8 +5,9 @@ move, the state, the events and what the kind's glue keeps in step. On PostgreSQ
 read without a lock and the writes are one statement that checks the game row is unchanged
 (``games.moves.play.prepare_guarded``): no transaction statements at all. On SQLite the game
 row is locked in a transaction and the writes go one by one. The broadcast after the commit
-(views for every seat) reads nothing more, but for the game's end: its rating changes and new
-achievements, two queries for all the views (tests/test_finished_view.py).
+(views for every seat) reads nothing more, but for the game's end: the offer to play again, and
+its rating changes and new achievements in one query, for all the views
+(tests/test_finished_view.py).
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ pytestmark = pytest.mark.django_db
 # locked game, the seats and one statement per write; the savepoints of the test's
 # transaction are not counted. The move that ends the game also scores it (the results,
 # every seat's rating, achievements); on PostgreSQL it is first read without the lock (1),
-# found to end the game, and made again under the lock (10). A move that passes the turn also
+# found to end the game, and made again under the lock (8). A move that passes the turn also
 # writes the ``to_move`` of the seats whose turn began or ended (on SQLite up to two more).
 MOST_QUERIES = {
-    "postgresql": {"move": 2, "last move": 11},
-    "sqlite": {"move": 9, "last move": 19},
+    "postgresql": {"move": 2, "last move": 9},
+    "sqlite": {"move": 9, "last move": 17},
 }
 SEED = 1
 

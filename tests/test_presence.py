@@ -11,7 +11,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games.models import Connection
-from games.presence import Presence, presence
+from games.presence import Beats, beats
 from tests.test_lobby_fanout import every_statement
 from tests.ws_helpers import (
     Socket,
@@ -32,7 +32,7 @@ async def beat_everyone(monkeypatch) -> tuple[list[str], int]:
     """A beat of every socket now; the statements and the rows refreshed."""
     before = await database_sync_to_async(Connection.objects.count)()
     with every_statement(monkeypatch) as statements:
-        await presence().tick(time.monotonic() + FAR)
+        await beats().tick(time.monotonic() + FAR)
     return connection_updates(statements), before
 
 
@@ -67,12 +67,12 @@ class StandIn:
 
 async def test_each_socket_beats_a_beat_after_its_last_and_only_when_due(settings):
     settings.PRESENCE_BEAT = timedelta(seconds=30)
-    beats = Presence()
+    beating = Beats()
     early, late = StandIn("early"), StandIn("late")
-    beats.due = {early: 100.0, late: 115.0}
-    await beats.tick(100.0)
-    assert beats.due == {early: 130.0, late: 115.0}
-    await beats.tick(120.0)
-    assert beats.due == {early: 130.0, late: 150.0}
-    await beats.tick(125.0)  # neither is due
-    assert beats.due == {early: 130.0, late: 150.0}
+    beating.due = {early: 100.0, late: 115.0}
+    await beating.tick(100.0)
+    assert beating.due == {early: 130.0, late: 115.0}
+    await beating.tick(120.0)
+    assert beating.due == {early: 130.0, late: 150.0}
+    await beating.tick(125.0)  # neither is due
+    assert beating.due == {early: 130.0, late: 150.0}

@@ -8,6 +8,7 @@ sockets' side is in ``tests/test_channel_layer.py`` and, with real servers,
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import secrets
@@ -16,7 +17,7 @@ import shutil
 import pytest
 import redis
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import DatabaseError, connection
 from django.test import Client
 from rest_framework.test import APIClient
@@ -146,3 +147,18 @@ def test_the_cache_counts_in_redis_again_from_the_first_call_after_it_returns(tm
         assert not shared.redis_down
         assert "Redis cache reachable again" in caplog.text
         direct.close()
+
+
+async def test_the_cache_objects_of_every_request_and_socket_share_one_pool(settings):
+    settings.CACHES = resilient_cache(NOBODY)
+
+    async def cache_of_a_task():
+        return caches["default"]  # Django's: one per asyncio task (a request, a socket)
+
+    first = await asyncio.create_task(cache_of_a_task())
+    second = await asyncio.create_task(cache_of_a_task())
+    assert first is not second
+    assert first._cache is second._cache
+    assert first._cache._get_connection_pool(True) is second._cache._get_connection_pool(True)
+    elsewhere = resilient.ResilientRedisCache(f"redis://127.0.0.1:{free_port()}/0", {})
+    assert elsewhere._cache is not first._cache

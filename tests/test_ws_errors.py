@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
 
 from games import protocol
 from games.models import Connection
@@ -238,6 +239,19 @@ async def test_an_unknown_token_is_not_authenticated_even_with_a_session(people)
         f"/ws/games/{game_id}/",
         [(b"authorization", b"Token not-a-real-key"), (b"origin", ORIGIN.encode())],
     )
+    assert (await socket.comm.connect())[0]
+    assert (await socket.expect("ERROR"))["code"] == "not_authenticated"
+    await socket.expect_close(4001)
+    await socket.close()
+
+
+async def test_the_token_of_an_inactive_user_is_not_authenticated(people):
+    game_id = await started_game(people, 2)
+    token = await token_of(people[1])
+    await database_sync_to_async(get_user_model().objects.filter(pk=people[1].pk).update)(
+        is_active=False
+    )
+    socket = Socket(f"/ws/games/{game_id}/", [(b"authorization", f"Token {token}".encode())])
     assert (await socket.comm.connect())[0]
     assert (await socket.expect("ERROR"))["code"] == "not_authenticated"
     await socket.expect_close(4001)

@@ -3,7 +3,9 @@ reconnecting mid-turn, and two sockets racing the same move. The tests that make
 every path a move can take (tests/paths.py)."""
 
 import asyncio
+import math
 import re
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone, translation
 
-from games import feed, moves, services
+from games import feed, moves, presence, services
 from games.kinds import ratumrad as glue
 from games.models import Connection, Event, Game, Move
 from games.protocol import socket_language
@@ -346,17 +348,30 @@ async def test_presence_flips_as_a_players_socket_opens_and_closes(people):
     await close_all(a, watcher)
 
 
-async def test_a_socket_left_behind_by_a_dead_server_does_not_count_as_connected(people, settings):
+async def test_a_socket_left_behind_by_a_dead_server_does_not_count_as_connected(
+    people, settings, monkeypatch
+):
     alice, bob = people[:2]
     game_id = await started_game(people, 2)
     old = timezone.now() - settings.PRESENCE_TTL - timedelta(seconds=1)
-    await database_sync_to_async(Connection.objects.create)(
-        channel_name="gone!", user=bob, game_id=game_id, seen=old
-    )
+    make_old = database_sync_to_async(Connection.objects.create)
+    await make_old(channel_name="gone!", user=bob, game_id=game_id, seen=old)
+    monkeypatch.setattr(presence, "_stale_dropped", -math.inf)  # none deleted lately
     a = await Socket.game(game_id, alice)
     assert connected(a.received[0]["state"], bob) is False
-    assert not await database_sync_to_async(Connection.objects.filter(seen=old).exists)()
-    await a.close()
+    old_rows = database_sync_to_async(Connection.objects.filter(seen=old).exists)
+    assert not await old_rows()  # deleted as the socket opened
+    # Within a beat the next socket does not look for such rows again; after one it does.
+    await make_old(channel_name="gone again!", user=bob, game_id=game_id, seen=old)
+    b = await Socket.game(game_id, alice)
+    assert connected(b.received[0]["state"], bob) is False
+    assert await old_rows()
+    monkeypatch.setattr(
+        presence, "_stale_dropped", time.monotonic() - settings.PRESENCE_BEAT.total_seconds()
+    )
+    c = await Socket.game(game_id, alice)
+    assert not await old_rows()
+    await close_all(a, b, c)
 
 
 async def test_an_open_socket_keeps_its_presence_fresh(people, settings):

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import broadcast, registry, turns
+from games import broadcast, registry, rows, turns
 from games.contract import EngineError
 from games.errors import (
     Conflict,
@@ -172,13 +172,16 @@ def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
         turn_seconds=new.turn_seconds,
         pace=new.pace,
     )
-    Seat.objects.create(game=game, user=user)
+    seats = [Seat.objects.create(game=game, user=user)]
     for bot_user in bot_users(new.bots, exclude={user.pk}):
-        Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=new.kind.default_bot)
+        seats.append(
+            Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=new.kind.default_bot)
+        )
+    game.seat_count = len(seats)  # as the lobby's queries annotate it (``game_summary``)
     if new.kind.solo:
-        do_game_start(game=game, seats=list(game.seats.all()))
+        do_game_start(game=game, seats=seats)
     else:
-        lobby_changed(game)
+        lobby_changed(game, [seat.user_id for seat in seats])
     return game
 
 
@@ -219,7 +222,7 @@ def check_game_limits(*, user: AbstractBaseUser, new: NewGame) -> None:
     """At most ``GAMES_WAITING_PER_USER`` games created by ``user`` wait for players (409
     ``too_many_waiting``), and at most ``GAME_RATE`` new games per user (429
     ``rate_limited``). The user's row is locked, so that parallel calls count each other."""
-    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+    rows.lock(get_user_model(), user.pk)
     most = settings.GAMES_WAITING_PER_USER
     if not new.kind.solo and most > 0:
         waiting = Game.objects.filter(creator=user, status=Game.Status.WAITING).count()
@@ -268,8 +271,8 @@ def bot_users(count: int, exclude: Collection[int]) -> list[AbstractBaseUser]:
     return found
 
 
-def check_game_join(*, game_id: int, user: AbstractBaseUser) -> Game:
-    """The locked waiting game with a seat free for ``user``."""
+def check_game_join(*, game_id: int, user: AbstractBaseUser) -> tuple[Game, list[Seat]]:
+    """The locked waiting game with a seat free for ``user``, and its seats."""
     game = locked(game_id)
     if game.status != Game.Status.WAITING:
         raise Conflict("the game has already started", "started")
@@ -278,21 +281,28 @@ def check_game_join(*, game_id: int, user: AbstractBaseUser) -> Game:
         raise Conflict("you already have a seat in this game", "already_seated")
     if len(seats) >= game.max_players:
         raise Conflict("the game is full", "full")
-    return game
+    return game, seats
 
 
-def do_game_join(*, game: Game, user: AbstractBaseUser) -> Seat:
+def do_game_join(*, game: Game, user: AbstractBaseUser, seats: list[Seat] | None = None) -> Seat:
+    """``user`` takes a seat. ``seats``: the game's seats before, if read already (then who
+    sits in it is not read again)."""
     seat = Seat.objects.create(game=game, user=user)
     events = [{"kind": "joined", "player": user.pk}]
     Event.objects.create(game=game, seq=game.seq, kind="joined", data=events[0])
     after_commit(lambda: broadcast.game_changed(game, None, events))
-    lobby_changed(game)
+    if seats is None:
+        lobby_changed(game)
+    else:
+        game.seat_count = len(seats) + 1
+        lobby_changed(game, [*(other.user_id for other in seats), user.pk])
     return seat
 
 
 def game_join(*, game_id: int, user: AbstractBaseUser) -> Seat:
     with transaction.atomic(durable=True):
-        return do_game_join(game=check_game_join(game_id=game_id, user=user), user=user)
+        game, seats = check_game_join(game_id=game_id, user=user)
+        return do_game_join(game=game, user=user, seats=seats)
 
 
 def check_game_start(*, game_id: int, user: AbstractBaseUser) -> tuple[Game, list[Seat]]:
@@ -331,6 +341,7 @@ def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:
     with transaction.atomic(durable=True):
         game, seats = check_game_start(game_id=game_id, user=user)
         do_game_start(game=game, seats=seats)
+    game.seat_count = len(seats)
     return game
 
 

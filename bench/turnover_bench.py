@@ -1,0 +1,283 @@
+"""Game turnover: server CPU per game end, its successor's set-up and its players' sockets.
+
+    .venv/bin/python bench/turnover_bench.py [--games 30] [--kind ratumrad] [--players 2]
+                                             [--seed 1] [--py-spy FILE]
+
+It starts one server process (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL
+when ``DATABASE_URL`` names one, else SQLite; the Redis channel layer when ``REDIS_URL`` is
+set, else the in-memory one. Then the same players play ``--games`` games one after another,
+as a table of ``bench/loadtest.py`` does: the game is created, joined and started over REST,
+every player opens a socket on it (its first ``STATE`` in), they play random legal moves to
+the end, and close their sockets. One game at a time, so that each step's CPU is its own:
+
+- **set-up**: create, join, start (the REST calls);
+- **sockets open**: each player's game socket until its first ``STATE``;
+- **move**: an ordinary move, until every player has its ``STATE``;
+- **end**: the move that ends the game, and what the server does after it;
+- **sockets close**: the players' sockets closing, and what the server does after.
+
+The turnover is end + set-up + sockets open + sockets close: what a game's end and its
+successor cost the server beyond the game's ordinary moves (its end is counted whole; the
+line after it says what is left without an ordinary move's share).
+
+The server's CPU is read before and after each step (``procfs.cpu_seconds``: every thread,
+those that ended too, in clock ticks of 10 ms: over many steps the ticks' rounding evens
+out, and consecutive moves add up exactly); after an end and after the sockets close the
+bench waits ``SETTLE`` seconds for the server to finish, and the server's idle CPU over that
+wait is taken off. On PostgreSQL the CPU of the server's database backends is shown too (to
+the nanosecond: ``procfs.run_seconds``), with the connections they opened.
+
+``--py-spy FILE`` records the server with py-spy (``pip install py-spy``) during the games,
+as collapsed stacks, one line per stack with its count of samples (``--format raw``); the
+sampling costs the server CPU of its own, so the figures of such a run are too high.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import uvloop  # noqa: E402
+from loadtest import SERVER_ENV, Site, Stats, Table, raise_file_limit, wait_ready  # noqa: E402
+from procfs import cpu_seconds, run_seconds  # noqa: E402
+
+from games import registry  # noqa: E402
+from ratumrad_site import cluster  # noqa: E402
+from tests.real_server import server_database  # noqa: E402
+
+BENCH_ENV = {**SERVER_ENV, "GAME_RATE": "1000000/min"}  # the same players' games, one by one
+SETTLE = 0.15  # seconds the server may go on working after the last answer of a step
+STEPS = ("set-up", "sockets open", "end", "sockets close")
+
+
+class Meter:
+    """CPU seconds of the server process and, on PostgreSQL, of its database's backends."""
+
+    def __init__(self, pid: int, database_url: str):
+        self.pid = pid
+        self.database = None
+        if database_url.startswith("postgres"):
+            import psycopg
+
+            self.database = psycopg.connect(database_url, autocommit=True)
+            self.name = self.database.info.dbname
+
+    def backends(self) -> list[int]:
+        if self.database is None:
+            return []
+        rows = self.database.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [self.name],
+        ).fetchall()
+        return [pid for (pid,) in rows]
+
+    def read(self) -> Reading:
+        backends = {pid: run_seconds(pid) for pid in self.backends()}
+        return Reading(cpu_seconds(self.pid), backends)
+
+
+@dataclass
+class Reading:
+    server: float
+    backends: dict[int, float]  # by pid
+
+    def since(self, before: Reading) -> tuple[float, float, int]:
+        """CPU seconds of the server and of its backends since ``before`` (a backend that
+        ended meanwhile is missed; one that began counts whole), and the backends that
+        began."""
+        backends = self.backends.items()
+        return (
+            self.server - before.server,
+            sum(spent - before.backends.get(pid, 0.0) for pid, spent in backends),
+            len(self.backends.keys() - before.backends.keys()),
+        )
+
+
+class Tally:
+    """CPU seconds and counts per step."""
+
+    def __init__(self):
+        self.server: dict[str, float] = {}
+        self.database: dict[str, float] = {}
+        self.count: dict[str, int] = {}
+        self.connections: dict[str, int] = {}  # database connections opened
+
+    def add(self, step: str, before: Reading, after: Reading, idle: float = 0.0) -> None:
+        server, database, connections = after.since(before)
+        self.server[step] = self.server.get(step, 0.0) + server - idle
+        self.database[step] = self.database.get(step, 0.0) + database
+        self.count[step] = self.count.get(step, 0) + 1
+        self.connections[step] = self.connections.get(step, 0) + connections
+
+    def per(self, step: str) -> tuple[float, float, float]:
+        """Per step: the server's CPU milliseconds, the database's, the connections opened."""
+        count = self.count.get(step, 0) or 1
+        return (
+            self.server.get(step, 0) / count * 1000,
+            self.database.get(step, 0) / count * 1000,
+            self.connections.get(step, 0) / count,
+        )
+
+
+async def settle(meter: Meter, idle_rate: float) -> tuple[Reading, float]:
+    """Wait ``SETTLE`` seconds; the reading then, and the idle CPU to take off."""
+    await asyncio.sleep(SETTLE)
+    return meter.read(), idle_rate * SETTLE
+
+
+async def play(table: Table, meter: Meter, tally: Tally, idle_rate: float) -> None:
+    """Random legal moves until the game is over; each move metered, the last one as the end."""
+    refs = 0
+    while True:
+        seq = max(p.state["seq"] for p in table.players)
+        await asyncio.gather(*(table.caught_up(p, seq) for p in table.players))
+        player = table.mover()
+        if player is None:
+            if table.players[0].state["status"] == "FINISHED":
+                return
+            await asyncio.sleep(0.01)  # a STATE is on its way
+            continue
+        legal = [m for m in player.state["legal"] if m["type"] != "VOTE_END"]
+        move = table.rng.choice(legal)
+        refs += 1
+        ref = f"r{refs}"
+        answer = asyncio.get_running_loop().create_future()
+        player.pending[ref] = answer
+        before = meter.read()
+        await player.socket.send(json.dumps({**move, "ref": ref, "expect_seq": seq}))
+        reply = await asyncio.wait_for(answer, 10)
+        if reply["type"] != "ACK":
+            raise RuntimeError(f"move refused: {reply}")
+        await asyncio.gather(*(table.caught_up(p, reply["seq"]) for p in table.players))
+        if table.players[0].state["status"] == "FINISHED":
+            after, idle = await settle(meter, idle_rate)
+            tally.add("end", before, after, idle)
+            return
+        tally.add("move", before, meter.read())
+
+
+async def idle_cpu(meter: Meter, seconds: float = 2.0) -> float:
+    """The server's CPU seconds per second with nothing to do."""
+    before = meter.read()
+    await asyncio.sleep(seconds)
+    return meter.read().since(before)[0] / seconds
+
+
+async def run(site: Site, meter: Meter, args) -> Tally:
+    players = list(await asyncio.gather(*(site.guest() for _ in range(args.players))))
+    table = Table(site, players, random.Random(args.seed), Stats(), 0.0, args.kind)
+    # A first game warms the server up (its pools, its caches); it is not counted.
+    await table.seat()
+    await play(table, meter, Tally(), 0.0)
+    await table.leave()
+    await asyncio.sleep(1)
+    idle_rate = await idle_cpu(meter)
+    print(f"idle server: {idle_rate * 1000:.2f} ms of CPU a second", flush=True)
+    tally = Tally()
+    for number in range(1, args.games + 1):
+        before = meter.read()
+        game_id = await table.new_game()
+        after = meter.read()
+        tally.add("set-up", before, after)
+        await asyncio.gather(*(table.open(player, game_id) for player in players))
+        opened = meter.read()
+        tally.add("sockets open", after, opened)
+        await play(table, meter, tally, idle_rate)
+        before = meter.read()
+        await table.leave()
+        after, idle = await settle(meter, idle_rate)
+        tally.add("sockets close", before, after, idle)
+        if number % 10 == 0:
+            print(f"  {number} games", flush=True)
+    return tally
+
+
+def report(tally: Tally, args, database: bool) -> None:
+    moves = tally.count.get("move", 0)
+    print(
+        f"{args.games} games of {args.kind} with {args.players} players;"
+        f" {moves / max(1, args.games):.1f} ordinary moves a game"
+    )
+    unit = "server / its database backends" if database else "server"
+
+    def figures(server: float, backend: float, connections: float) -> str:
+        if not database:
+            return f"{server:6.2f} ms"
+        return f"{server:6.2f} / {backend:5.2f} ms, {connections:4.2f} connections opened"
+
+    print(f"CPU per step ({unit}):")
+    move = tally.per("move")
+    print(f"  {'ordinary move':<16} {figures(*move)}")
+    total = [0.0, 0.0, 0.0]
+    for step in STEPS:
+        each = tally.per(step)
+        total = [a + b for a, b in zip(total, each, strict=True)]
+        print(f"  {step:<16} {figures(*each)}")
+    print(f"  {'turnover':<16} {figures(*total)}")
+    print("    (end + set-up + sockets open + sockets close)")
+    beyond = [a - b for a, b in zip(total, move, strict=True)]
+    print(f"  {'beyond a move':<16} {figures(*beyond)}")
+    print("    (the turnover less one ordinary move)")
+
+
+async def main_async(args) -> None:
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(server_database())
+        logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="ratumrad-turnover-"))
+        log = stack.enter_context(open(Path(logs) / "server.log", "wb"))
+        sock = cluster.listen("127.0.0.1", 0)
+        server = cluster.start(sock, {**BENCH_ENV, "DATABASE_URL": url}, log)
+        stack.callback(cluster.stop, [server])
+        site = Site(f"http://127.0.0.1:{sock.getsockname()[1]}")
+        await wait_ready(site)
+        layer = "Redis" if os.environ.get("REDIS_URL") else "in-memory"
+        database = "PostgreSQL" if url.startswith("postgres") else "SQLite"
+        print(f"one server process, {database}, {layer} channel layer", flush=True)
+        meter = Meter(server.pid, url)
+        if args.py_spy:
+            spy = subprocess.Popen(
+                [
+                    *("py-spy", "record", "--pid", str(server.pid), "--format", "raw"),
+                    *("--rate", "500", "--gil", "--output", args.py_spy),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            stack.callback(spy.wait)
+            stack.callback(spy.send_signal, signal.SIGINT)  # py-spy writes its file then
+            time.sleep(1)  # py-spy attaches
+        tally = await run(site, meter, args)
+        report(tally, args, meter.database is not None)
+
+
+def main() -> None:
+    raise_file_limit()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=30, help="games measured")
+    parser.add_argument("--kind", choices=list(registry.KINDS), default=registry.DEFAULT_KIND)
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--py-spy", help="record the server with py-spy to this file")
+    args = parser.parse_args()
+    kind = registry.get(args.kind)
+    if not kind.min_players <= args.players <= kind.max_players:
+        parser.error(f"--players: {args.kind} seats {kind.min_players} to {kind.max_players}")
+    uvloop.run(main_async(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""HTTP requests on threads that the process keeps, with their database connections.
+
+Django's ASGI handler runs each request's synchronous part (the middleware, the view) on a
+thread of its own: a new one per request (asgiref's ``ThreadSensitiveContext``), ended when
+the request is over. Django's database connections belong to a thread, so every request
+also opened a new connection to the database and closed it again, whatever
+``CONN_MAX_AGE`` says: on PostgreSQL that is a new backend process per request, more CPU
+than the request's own queries (bench/turnover_bench.py: the three requests that set up a
+game took three connections).
+
+``PooledThreadsASGIHandler`` gives each request a thread from a pool instead (one request
+at a time on each, as before); the thread keeps its connection for the next request, and
+Django's own clean-up at each request's start and end closes it when it is too old or
+broken (``close_old_connections``). A request that finds no idle thread gets a new one, as
+before; at most ``KEEP`` idle threads are kept.
+
+It also runs the middleware and the view in one call on that thread, as Django does under
+WSGI (``BaseHandler.get_response``). Django's ASGI handler runs the middleware chain as async
+code: every middleware written for both ways (``MiddlewareMixin``) then hands its
+``process_request`` and ``process_response`` to the thread and back, and the chain went
+back to the event loop for the middleware after ours (``AccountLanguageMiddleware`` is
+synchronous only). Each hop wakes a thread: a request cost the server 2-3 ms of CPU more
+(``/healthz`` 6.0-7.2 against 4.6-5.0 ms).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.base import BaseHandler
+
+KEEP = 8  # idle request threads kept per process
+
+
+class ThreadPool:
+    """Single-thread executors, taken and given back on the event loop (no lock needed)."""
+
+    def __init__(self, keep: int = KEEP):
+        self.keep = keep
+        self.idle: list[ThreadPoolExecutor] = []
+
+    def take(self) -> ThreadPoolExecutor:
+        # The thread used last, whose connection is the most likely to be open still.
+        if self.idle:
+            return self.idle.pop()
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="http")
+
+    def give_back(self, executor: ThreadPoolExecutor) -> None:
+        if len(self.idle) < self.keep:
+            self.idle.append(executor)
+        else:
+            executor.shutdown(wait=False)  # its thread ends once its work is done
+
+
+class PooledThreadsASGIHandler(ASGIHandler):
+    """Django's ASGI handler; each request runs its synchronous code on a pooled thread."""
+
+    def __init__(self) -> None:
+        BaseHandler.__init__(self)
+        self.load_middleware(is_async=False)  # the chain of the WSGI handler
+        self.threads = ThreadPool()
+
+    async def get_response_async(self, request):
+        # As Django's (BaseHandler.get_response_async), with the synchronous chain.
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            # As Django's handler says it.
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        executor = self.threads.take()
+        try:
+            # A view cancelled with its request (the client went away) may still run on
+            # the thread: the next request's work waits behind it there.
+            async with ThreadSensitiveContext(executor=executor):
+                await self.handle(scope, receive, send)
+        finally:
+            self.threads.give_back(executor)
