@@ -27,9 +27,14 @@ bench waits ``SETTLE`` seconds for the server to finish, and the server's idle C
 wait is taken off. On PostgreSQL the CPU of the server's database backends is shown too (to
 the nanosecond: ``procfs.run_seconds``), with the connections they opened.
 
+One game at a time, the server wakes up for every message: each step costs it more than
+under load, where one wake-up serves many messages. ``bench/loadtest.py --turnover`` fits
+the turnover's CPU under load.
+
 ``--py-spy FILE`` records the server with py-spy (``pip install py-spy``) during the games,
-as collapsed stacks, one line per stack with its count of samples (``--format raw``); the
-sampling costs the server CPU of its own, so the figures of such a run are too high.
+as collapsed stacks of the threads that hold the interpreter lock (``--gil``), one line per
+stack with its count of samples (``--format raw``); the sampling costs the server CPU of its
+own, so the figures of such a run are too high.
 """
 
 from __future__ import annotations
