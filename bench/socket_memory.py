@@ -9,7 +9,7 @@ Redis channel layer when ``REDIS_URL`` is set, else the in-memory one) with runn
 Rat um Rad, ``--players`` guests each, enough for ``--sockets``. Then for each kind of socket
 it starts one server process (``ratumrad_site.cluster``; a fresh one, as memory a process
 has freed is not given back and would serve the next kind) and opens ``--sockets`` of that
-kind, 50 at a time, each answered, and lets them idle:
+kind, 10 at a time, each answered, and lets them idle:
 
 * **lobby**: as the lobby page has it: it asked for the games, the connected players and the
   chat history, and got them. All are one guest's (the socket limits are off).
@@ -63,11 +63,10 @@ from ratumrad_site import cluster  # noqa: E402
 from tests.real_server import server_database  # noqa: E402
 
 KINDS = ("lobby", "seated", "spectator")
-BATCH = 50  # sockets opened at once
-TRACED_BATCH = 10  # under tracemalloc, which slows the server down
-# REST calls at once while setting up: each request in flight has a thread of its own in the
-# server, and with it a database connection that stays open (DATABASE_CONN_MAX_AGE).
-SETUP_BATCH = 10
+# Sockets opened, or REST calls made, at once. On a busy machine more sockets may wait past
+# daphne's 5 seconds for their handshake; and each request in flight has a thread of its own
+# in the server, with a database connection that stays open (DATABASE_CONN_MAX_AGE).
+BATCH = 10
 WARM_UP = 5  # sockets of each kind opened and closed before the first reading
 SETTLE = 3.0  # seconds for the server to finish with sockets opening or closing
 SNAPSHOT_TIMEOUT = 120.0
@@ -151,18 +150,18 @@ class Bench:
     async def set_up(cls, site: Site, sockets: int, players: int) -> Bench:
         rng, stats = random.Random(1), Stats()
         count = max(1, sockets // players)
-        guests = await in_batches([site.guest for _ in range(count * players)], SETUP_BATCH)
+        guests = await in_batches([site.guest for _ in range(count * players)])
         tables = [
             Table(site, guests[i * players : (i + 1) * players], rng, stats) for i in range(count)
         ]
-        ids = await in_batches([table.new_game for table in tables], SETUP_BATCH)
+        ids = await in_batches([table.new_game for table in tables])
         return cls(site, list(zip(tables, ids, strict=True)), await site.guest())
 
-    async def open(self, kind: str, count: int, batch: int = BATCH) -> list:
+    async def open(self, kind: str, count: int) -> list:
         """``count`` sockets of ``kind``, open and answered; what :meth:`close` takes."""
         if kind == "lobby":
             token = self.watcher.token
-            return await in_batches([lambda: LobbySocket.open(self.site, token)] * count, batch)
+            return await in_batches([lambda: LobbySocket.open(self.site, token)] * count)
         if kind == "seated":
             seats = [(table, p, game) for table, game in self.games for p in table.players]
             chosen = seats[:count]
@@ -176,7 +175,7 @@ class Bench:
             await table.open(player, game)
             return table, player
 
-        return await in_batches([lambda c=c: seat(*c) for c in chosen], batch)
+        return await in_batches([lambda c=c: seat(*c) for c in chosen])
 
     async def close(self, opened: list) -> None:
         closing = [
@@ -203,21 +202,21 @@ class Bench:
     async def trace(self, server: Server, kind: str, count: int):
         """The snapshots of a traced server before ``count`` sockets of ``kind`` opened and
         with them open."""
-        await self.close(await self.open(kind, WARM_UP, TRACED_BATCH))
+        await self.close(await self.open(kind, WARM_UP))
         await asyncio.sleep(SETTLE)
         before = await server.snapshot()
-        opened = await self.open(kind, count, TRACED_BATCH)
+        opened = await self.open(kind, count)
         await asyncio.sleep(SETTLE)
         after = await server.snapshot()
         await self.close(opened)
         return before, after
 
 
-async def in_batches(makers: list, batch: int = BATCH) -> list:
-    """Await what each of ``makers`` returns, ``batch`` at a time, in order."""
+async def in_batches(makers: list) -> list:
+    """Await what each of ``makers`` returns, ``BATCH`` at a time, in order."""
     done = []
-    for start in range(0, len(makers), batch):
-        done += await asyncio.gather(*(make() for make in makers[start : start + batch]))
+    for start in range(0, len(makers), BATCH):
+        done += await asyncio.gather(*(make() for make in makers[start : start + BATCH]))
     return done
 
 
