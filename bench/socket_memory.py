@@ -18,11 +18,11 @@ kind, 10 at a time, each answered, and lets them idle:
 * **spectator**: one guest watching the same games, spread evenly, with the public STATE.
 
 A few sockets of the kind are opened and closed first, so that what the first one loads once
-is not counted. After a pause for the server to settle, the process's RSS is read before and
-after the sockets opened (no collection is forced; the server froze its start-up heap): the
-growth divided by their number is the figure. Then they close, and as many open again: the
-RSS once they closed and the growth of the second round show whether the memory is kept for
-the next sockets or lost.
+is not counted. Once the server has settled (its CPU quiet), its RSS is read before and after
+the sockets opened (no collection is forced; the server froze its start-up heap): the growth
+divided by their number is the figure. Then they close, and as many open again: the RSS once
+they closed and the growth of the second round show whether the memory is kept for the next
+sockets or lost.
 
 Then ``--traced`` sockets of each kind (0: none) on a server process under ``tracemalloc``
 (``bench/traced_serve.py``; it runs many times slower, so its RSS is not the figure): a
@@ -45,6 +45,7 @@ import random
 import signal
 import sys
 import tempfile
+import time
 import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,7 +58,7 @@ import uvloop  # noqa: E402
 from allocations import by_group, by_line, grown  # noqa: E402
 from loadtest import Player, Site, Stats, Table, raise_file_limit, wait_ready  # noqa: E402
 from lobby_bench import BENCH_ENV  # noqa: E402
-from procfs import rss_kib  # noqa: E402
+from procfs import cpu_seconds, rss_kib  # noqa: E402
 
 from ratumrad_site import cluster  # noqa: E402
 from tests.real_server import server_database  # noqa: E402
@@ -68,7 +69,10 @@ KINDS = ("lobby", "seated", "spectator")
 # in the server, with a database connection that stays open (DATABASE_CONN_MAX_AGE).
 BATCH = 10
 WARM_UP = 5  # sockets of each kind opened and closed before the first reading
-SETTLE = 3.0  # seconds for the server to finish with sockets opening or closing
+# The server has settled, done with sockets opening or closing (a closing socket's database
+# work waits in one thread, behind the others'), once it has used less than QUIET of a core
+# over a second; at least SETTLE seconds, at most SETTLE_TIMEOUT.
+SETTLE, QUIET, SETTLE_TIMEOUT = 2.0, 0.2, 300.0
 SNAPSHOT_TIMEOUT = 120.0
 LOBBY_ANSWERS = {"GAMES", "CONNECTED_PLAYERS", "HISTORY"}  # what the lobby page asks for
 
@@ -109,6 +113,17 @@ class Server:
 
     pid: int
     snapshot_file: Path | None = None
+
+    async def settle(self) -> None:
+        """Wait until the server is done with what the sockets asked for (see QUIET)."""
+        await asyncio.sleep(SETTLE)
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        while time.monotonic() < deadline:
+            used = cpu_seconds(self.pid)
+            await asyncio.sleep(1.0)
+            if cpu_seconds(self.pid) - used < QUIET:
+                return
+        print(f"the server did not settle within {SETTLE_TIMEOUT:.0f} s", flush=True)
 
     async def snapshot(self) -> tracemalloc.Snapshot | None:
         if self.snapshot_file is None:
@@ -188,14 +203,14 @@ class Bench:
         """The RSS of a plain server before ``count`` sockets of ``kind`` opened, with them
         open, once they closed, and with as many open again."""
         await self.close(await self.open(kind, WARM_UP))
-        await asyncio.sleep(SETTLE)
+        await server.settle()
         rss = [rss_kib(server.pid)]
         for _ in range(2):
             opened = await self.open(kind, count)
-            await asyncio.sleep(SETTLE)
+            await server.settle()
             rss.append(rss_kib(server.pid))
             await self.close(opened)
-            await asyncio.sleep(SETTLE)
+            await server.settle()
             rss.append(rss_kib(server.pid))
         return Reading(kind, count, *rss[:4])
 
@@ -203,10 +218,10 @@ class Bench:
         """The snapshots of a traced server before ``count`` sockets of ``kind`` opened and
         with them open."""
         await self.close(await self.open(kind, WARM_UP))
-        await asyncio.sleep(SETTLE)
+        await server.settle()
         before = await server.snapshot()
         opened = await self.open(kind, count)
-        await asyncio.sleep(SETTLE)
+        await server.settle()
         after = await server.snapshot()
         await self.close(opened)
         return before, after
