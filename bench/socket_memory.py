@@ -42,6 +42,7 @@ import asyncio
 import contextlib
 import os
 import random
+import secrets
 import signal
 import sys
 import tempfile
@@ -64,6 +65,9 @@ from ratumrad_site import cluster  # noqa: E402
 from tests.real_server import server_database  # noqa: E402
 
 KINDS = ("lobby", "seated", "spectator")
+# Redis's pub/sub is one for all its databases: with the site's own prefix these servers would
+# hear the groups (the lobby's) of any other server using the same Redis.
+REDIS_PREFIX = "socket-memory-" + secrets.token_hex(4)
 # Sockets opened, or REST calls made, at once. On a busy machine more sockets may wait past
 # daphne's 5 seconds for their handshake; and each request in flight has a thread of its own
 # in the server, with a database connection that stays open (DATABASE_CONN_MAX_AGE).
@@ -239,7 +243,7 @@ async def in_batches(makers: list) -> list:
 async def server(sock, site: Site, url: str, log, traced_dir: Path | None):
     """A server process on ``sock`` for the ``with`` block: plain, or with ``traced_dir``
     under ``bench/traced_serve.py``, which writes its snapshots there."""
-    env = {**BENCH_ENV, "DATABASE_URL": url}
+    env = {**BENCH_ENV, "DATABASE_URL": url, "REDIS_PREFIX": REDIS_PREFIX}
     module = "ratumrad_site.serve"
     snapshot_file = None
     if traced_dir is not None:
