@@ -37,12 +37,18 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def start(sock: socket.socket, env: dict[str, str] | None = None, log=None) -> subprocess.Popen:
-    """One daphne process accepting on ``sock``."""
+def start(
+    sock: socket.socket,
+    env: dict[str, str] | None = None,
+    log=None,
+    module: str = "ratumrad_site.serve",
+) -> subprocess.Popen:
+    """One daphne process accepting on ``sock``; ``module`` runs it (a benchmark may wrap
+    ``ratumrad_site.serve`` in a module of its own that takes the same arguments)."""
     command = [
         sys.executable,
         "-m",
-        "ratumrad_site.serve",
+        module,
         "--fd",
         str(sock.fileno()),
         "ratumrad_site.asgi:application",
