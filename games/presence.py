@@ -22,7 +22,7 @@ import logging
 import math
 import time
 import weakref
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
@@ -33,9 +33,6 @@ from django.utils import timezone
 from games import rows
 from games.models import Connection
 from games.moves import sql
-
-if TYPE_CHECKING:
-    from games.protocol import ProtocolConsumer
 
 _stale_dropped = -math.inf  # time.monotonic() when this process last deleted stale rows
 
@@ -100,7 +97,7 @@ def refresh_rows(channel_names: list[str]) -> int:
     return Connection.objects.filter(channel_name__in=channel_names).update(seen=timezone.now())
 
 
-def renew_slots(sockets: list[ProtocolConsumer]) -> None:
+def renew_slots(sockets: list[Beating]) -> None:
     for socket in sockets:
         slots = getattr(socket, "slots", None)
         if slots is None:
@@ -111,19 +108,28 @@ def renew_slots(sockets: list[ProtocolConsumer]) -> None:
             logger.warning("socket %s: socket slots not renewed", socket.channel_name)
 
 
+class Beating(Protocol):
+    """What the beat needs of a socket (``games.protocol.ProtocolConsumer``)."""
+
+    channel_name: str
+    beats_on: bool  # whether its ``on_beat`` does anything
+
+    async def on_beat(self) -> None: ...
+
+
 class Beats:
     """The beating sockets of one event loop, each with the time its next beat is due."""
 
     def __init__(self) -> None:
-        self.due: dict[ProtocolConsumer, float] = {}
+        self.due: dict[Beating, float] = {}
         self.task: asyncio.Task | None = None
 
-    def add(self, socket: ProtocolConsumer) -> None:
+    def add(self, socket: Beating) -> None:
         self.due[socket] = time.monotonic() + beat_seconds()
         if self.task is None:
             self.task = asyncio.create_task(self.run())
 
-    def discard(self, socket: ProtocolConsumer) -> None:
+    def discard(self, socket: Beating) -> None:
         self.due.pop(socket, None)
 
     async def run(self) -> None:

@@ -22,16 +22,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from channels.db import database_sync_to_async
 
 from games import broadcast, wire
 from games.fanout import Frame
 from lobby.lists import changes_frame, game_entry, players_frame
-
-if TYPE_CHECKING:
-    from lobby.consumers import LobbyConsumer
 
 logger = logging.getLogger(__name__)
 
@@ -42,12 +39,26 @@ GAMES, PLAYERS, HISTORY = "games", "players", "history"
 TOPIC_OF = {"lobby.games": GAMES, "lobby.players": PLAYERS, "chat.line": HISTORY}
 
 
+class LobbySocket(Protocol):
+    """What the hub needs of a lobby socket (``lobby.consumers.LobbyConsumer``)."""
+
+    channel_name: str
+    changes: bool  # asked for GAMES_CHANGED
+    status_filter: str | None
+    kind_filter: str | None
+    follows_players: bool
+    turn: asyncio.Lock  # held while the socket handles a message
+    inbox: asyncio.Queue  # messages it handles in turn
+
+    async def send(self, text_data: str | None = None) -> None: ...
+
+
 class LobbyHub:
     """The lobby sockets of one channel layer and event loop, and the group's messages."""
 
     def __init__(self, layer) -> None:
         self.layer = layer
-        self.sockets: dict[str, LobbyConsumer] = {}  # by channel name, in the order they came
+        self.sockets: dict[str, LobbySocket] = {}  # by channel name, in the order they came
         self.channel: str | None = None
         self.listener: asyncio.Task | None = None
         self.versions = dict.fromkeys((GAMES, PLAYERS, HISTORY), 0)
@@ -77,7 +88,7 @@ class LobbyHub:
         if failed and (found := self.reads.get(key)) is not None and found[2] is done:
             del self.reads[key]
 
-    async def join(self, socket: LobbyConsumer) -> None:
+    async def join(self, socket: LobbySocket) -> None:
         self.sockets[socket.channel_name] = socket
         if self.listener is None:
             self.channel = await self.layer.new_channel()
@@ -85,7 +96,7 @@ class LobbyHub:
         # Again for every socket: memberships of channels' in-memory layer expire (a day).
         await self.layer.group_add(broadcast.LOBBY_GROUP, self.channel)
 
-    async def leave(self, socket: LobbyConsumer) -> None:
+    async def leave(self, socket: LobbySocket) -> None:
         if self.sockets.pop(socket.channel_name, None) is None or self.sockets:
             return
         listener, channel = self.listener, self.channel
@@ -156,7 +167,7 @@ class LobbyHub:
                 await push(socket, frame)
 
 
-async def push(socket: LobbyConsumer, frame: Frame) -> None:
+async def push(socket: LobbySocket, frame: Frame) -> None:
     """Send ``frame`` now, or, while the socket handles a message, after it."""
     if socket.turn.locked() or not socket.inbox.empty():
         socket.inbox.put_nowait({"type": FRAME, "frame": frame.text})
