@@ -59,8 +59,8 @@ class LobbyHub:
     def __init__(self, layer) -> None:
         self.layer = layer
         self.sockets: dict[str, LobbySocket] = {}  # by channel name, in the order they came
-        self.channel: str | None = None
         self.listener: asyncio.Task | None = None
+        self.channel: asyncio.Future[str] | None = None  # the listener's, once it has one
         self.versions = dict.fromkeys((GAMES, PLAYERS, HISTORY), 0)
         self.reads: dict[tuple, tuple[int, float, asyncio.Future]] = {}
 
@@ -91,10 +91,12 @@ class LobbyHub:
     async def join(self, socket: LobbySocket) -> None:
         self.sockets[socket.channel_name] = socket
         if self.listener is None:
-            self.channel = await self.layer.new_channel()
+            # Set before the first await: sockets opening together share one listener.
+            self.channel = asyncio.get_running_loop().create_future()
             self.listener = asyncio.create_task(self.listen(self.channel))
+        channel = await asyncio.shield(self.channel)
         # Again for every socket: memberships of channels' in-memory layer expire (a day).
-        await self.layer.group_add(broadcast.LOBBY_GROUP, self.channel)
+        await self.layer.group_add(broadcast.LOBBY_GROUP, channel)
 
     async def leave(self, socket: LobbySocket) -> None:
         if self.sockets.pop(socket.channel_name, None) is None or self.sockets:
@@ -103,9 +105,21 @@ class LobbyHub:
         self.listener = self.channel = None  # a socket that comes meanwhile starts anew
         if listener is not None:
             listener.cancel()
-        await self.layer.group_discard(broadcast.LOBBY_GROUP, channel)
+        # (A socket joining meanwhile is in ``sockets`` already: the listener was not named
+        # and stopped while anyone waited for its channel.)
+        settled = channel is not None and channel.done() and not channel.cancelled()
+        if settled and channel.exception() is None:
+            await self.layer.group_discard(broadcast.LOBBY_GROUP, channel.result())
 
-    async def listen(self, channel: str) -> None:
+    async def listen(self, named: asyncio.Future[str]) -> None:
+        try:
+            channel = await self.layer.new_channel()
+        except Exception as error:  # the sockets waiting hear it; the next one tries again
+            named.set_exception(error)
+            if self.channel is named:
+                self.listener = self.channel = None
+            raise
+        named.set_result(channel)
         while True:
             message = await self.layer.receive(channel)
             try:

@@ -1,6 +1,8 @@
 """The lobby socket: the game list (asked for and pushed), who is online, joining a game,
 lobby chat, and the same refusals as the game socket."""
 
+import asyncio
+
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
@@ -452,3 +454,18 @@ async def test_changes_must_be_true_or_false(people, changes):
     error = await lobby.expect("ERROR")
     assert (error["code"], error["ref"]) == ("bad_field", "c")
     await lobby.close()
+
+
+async def test_sockets_opening_together_hear_each_change_once(people):
+    """They share the process's one listener of the lobby group, however their openings
+    interleave (on Redis, the listener's channel takes a round trip to subscribe)."""
+    sockets = await asyncio.gather(*(Socket.lobby(people[n % len(people)]) for n in range(8)))
+    for socket in sockets:
+        await socket.send({"type": "REQUEST_GAMES", "changes": True})
+        await socket.expect("GAMES")
+    game_id = await waiting_game(people[0])
+    for socket in sockets:
+        assert [g["id"] for g in (await socket.expect("GAMES_CHANGED"))["games"]] == [game_id]
+    for socket in sockets:
+        assert await socket.is_quiet(0.3 if socket is sockets[0] else 0.02)
+    await close_all(*sockets)
