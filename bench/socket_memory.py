@@ -68,9 +68,8 @@ KINDS = ("lobby", "seated", "spectator")
 # Redis's pub/sub is one for all its databases: with the site's own prefix these servers would
 # hear the groups (the lobby's) of any other server using the same Redis.
 REDIS_PREFIX = "socket-memory-" + secrets.token_hex(4)
-# Sockets opened, or REST calls made, at once. On a busy machine more sockets may wait past
-# daphne's 5 seconds for their handshake; and each request in flight has a thread of its own
-# in the server, with a database connection that stays open (DATABASE_CONN_MAX_AGE).
+# Sockets opened, or REST calls made, at once: on a busy machine more sockets may wait past
+# daphne's 5 seconds for their handshake.
 BATCH = 10
 WARM_UP = 5  # sockets of each kind opened and closed before the first reading
 # The server has settled, done with sockets opening or closing (a closing socket's database
@@ -240,10 +239,11 @@ async def in_batches(makers: list) -> list:
 
 
 @contextlib.asynccontextmanager
-async def server(sock, site: Site, url: str, log, traced_dir: Path | None):
+async def server(sock, site: Site, url: str, log, traced_dir: Path | None, **extra: str):
     """A server process on ``sock`` for the ``with`` block: plain, or with ``traced_dir``
-    under ``bench/traced_serve.py``, which writes its snapshots there."""
-    env = {**BENCH_ENV, "DATABASE_URL": url, "REDIS_PREFIX": REDIS_PREFIX}
+    under ``bench/traced_serve.py``, which writes its snapshots there; ``extra`` adds to its
+    environment."""
+    env = {**BENCH_ENV, "DATABASE_URL": url, "REDIS_PREFIX": REDIS_PREFIX, **extra}
     module = "ratumrad_site.serve"
     snapshot_file = None
     if traced_dir is not None:
@@ -301,7 +301,9 @@ async def main_async(args) -> None:
         # Every server process in turn listens here: the site's address stays the same.
         sock = stack.enter_context(cluster.listen("127.0.0.1", 0))
         site = Site(f"http://127.0.0.1:{sock.getsockname()[1]}")
-        async with server(sock, site, url, log, None):
+        # Each REST call has a thread of its own in the server; their database connections
+        # are closed at once, as PostgreSQL allows only so many.
+        async with server(sock, site, url, log, None, DATABASE_CONN_MAX_AGE="0"):
             bench = await Bench.set_up(site, max(args.sockets, args.traced), args.players)
         plain: dict[str, Reading] = {}
         for kind in KINDS:
