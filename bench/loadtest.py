@@ -43,7 +43,9 @@ see when the slow ones came.
 With ``--watchers N`` (0 too) the lobby changes during the run: ``--lobby-changes`` times a
 second a guest creates a public game and leaves it again (two changes of the public list),
 and N lobby sockets, opened before the clock starts over as many guests as they need (ten
-sockets each) and spread over the server processes as the kernel hands the connections out,
+sockets each), in a process of their own (as a site's watchers are on machines of their own;
+its CPU is counted as the load generator's), and spread over the server processes as the
+kernel hands the connections out,
 watch it as the lobby page does: each asked for the games and their changes and for who is
 online. They count the lists and changes (``GAMES``, ``GAMES_CHANGED``) and the
 ``CONNECTED_PLAYERS`` they get, and time each created game from its commit to the first
@@ -132,12 +134,12 @@ class CpuMeter:
     server processes (with the processes they started), PostgreSQL, Redis and this load
     generator."""
 
-    def __init__(self, server_pids: list[int]):
+    def __init__(self, server_pids: list[int], helper_pids: list[int] = ()):
         self.parts = {
             "servers": lambda: with_descendants(server_pids),  # with Road to 300's bot
             "PostgreSQL": lambda: pids_named("postgres"),
             "Redis": lambda: pids_named("redis-server"),
-            "load generator": lambda: [os.getpid()],
+            "load generator": lambda: [os.getpid(), *helper_pids],  # and its watchers
         }
         self.start = self.read()
 
@@ -390,6 +392,7 @@ class Lobby:
     games_messages: int = 0  # GAMES the watchers got
     players_messages: int = 0  # CONNECTED_PLAYERS the watchers got
     latencies: list[float] = field(default_factory=list)  # commit → GAMES, seconds
+    first: dict[int, float] = field(default_factory=dict)  # game id → its first socket's
 
 
 async def echo(site: Site, token: str, until: float, stats: Stats) -> None:
@@ -450,7 +453,9 @@ class Watcher:
                         self.listed.add(game["id"])
                         if lobby.counting:
                             created = datetime.datetime.fromisoformat(game["created"])
-                            lobby.latencies.append(arrived - created.timestamp())
+                            latency = arrived - created.timestamp()
+                            lobby.latencies.append(latency)
+                            lobby.first.setdefault(game["id"], latency)
                 self.ready.set()
 
     async def close(self) -> None:
@@ -459,7 +464,7 @@ class Watcher:
             await self.socket.close()
 
 
-async def watch_lobby(site: Site, lobby: Lobby) -> list[Watcher]:
+async def watch_lobby(site: Site, lobby: Lobby, out=sys.stdout) -> list[Watcher]:
     """``lobby.watchers`` lobby sockets, each with the games and players asked for.
 
     The players are asked for once every socket is open: each guest's arrival pushes the
@@ -486,10 +491,94 @@ async def watch_lobby(site: Site, lobby: Lobby) -> list[Watcher]:
         batch = range(start, min(lobby.watchers, start + 25))
         watchers += await asyncio.gather(*(watcher(number) for number in batch))
         if start % 500 == 0 and start:
-            print(f"  {start} open", flush=True)
+            print(f"  {start} open", file=out, flush=True)
     for start in range(0, lobby.watchers, 100):
         await asyncio.gather(*(follow(watching) for watching in watchers[start : start + 100]))
     return watchers
+
+
+class WatcherProcess:
+    """The watchers in a process of their own, as a site's watchers are on machines of their
+    own: thousands of lobby sockets reading each change would otherwise hold up this
+    process's players, and the move round trips would show it. It is told on its standard
+    input to open them (``--watch-lobby``), to count from now (``count``) and to stop
+    (``stop``: it answers with what its watchers saw, as JSON, and closes them)."""
+
+    def __init__(self, process: asyncio.subprocess.Process):
+        self.process = process
+        self.pid = process.pid
+
+    @classmethod
+    async def start(cls, site: Site, watchers: int) -> WatcherProcess:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            __file__,
+            "--watch-lobby",
+            str(watchers),
+            "--url",
+            site.base_url,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=2**26,  # its last line has every latency
+        )
+        watching = cls(process)
+        await watching.answer()  # "ready": every socket open, and the lobby settled
+        return watching
+
+    async def answer(self) -> str:
+        line = await self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the watchers' process ended")
+        return line.decode()
+
+    async def tell(self, command: str) -> str:
+        self.process.stdin.write(command.encode() + b"\n")
+        await self.process.stdin.drain()
+        return await self.answer()
+
+    def seen(self, answer: str, lobby: Lobby) -> None:
+        counted = orjson.loads(answer)
+        lobby.games_messages = counted["games_messages"]
+        lobby.players_messages = counted["players_messages"]
+        lobby.received = counted["received"]
+        lobby.latencies = counted["latencies"]
+        lobby.first = {int(game): latency for game, latency in counted["first"].items()}
+
+    async def close(self) -> None:
+        if self.process.returncode is None:
+            self.process.stdin.close()  # the process closes its sockets and ends
+            try:
+                await asyncio.wait_for(self.process.wait(), 30)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+
+
+async def watch_only(url: str, count: int) -> None:
+    """``--watch-lobby N``: the process of ``WatcherProcess``."""
+    site = Site(url)
+    lobby = Lobby(count)
+    watchers = await watch_lobby(site, lobby, sys.stderr)
+    await settled(lobby)
+    loop = asyncio.get_running_loop()
+    print("ready", flush=True)
+    try:
+        while command := (await loop.run_in_executor(None, sys.stdin.readline)).strip():
+            if command == "count":
+                lobby.counting = True
+                print("counting", flush=True)
+            elif command == "stop":
+                lobby.counting = False
+                seen = {
+                    "games_messages": lobby.games_messages,
+                    "players_messages": lobby.players_messages,
+                    "received": lobby.received,
+                    "latencies": lobby.latencies,
+                    "first": {str(game): latency for game, latency in lobby.first.items()},
+                }
+                print(orjson.dumps(seen).decode(), flush=True)
+    finally:
+        await asyncio.gather(*(watcher.close() for watcher in watchers))
 
 
 async def settled(lobby: Lobby, quiet: float = 1.0, most: float = 60.0) -> None:
@@ -548,24 +637,23 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
         games += await asyncio.gather(*(table.seat() for table in tables[start : start + 25]))
     if args.turnover:
         games = await spread_ends(tables, games, args, rng)
-    watchers: list[Watcher] = []
+    watching: WatcherProcess | None = None
     if args.watchers is not None:
         stats.lobby = Lobby(args.watchers)
         print(f"opening {args.watchers} lobby sockets ...", flush=True)
-        watchers = await watch_lobby(site, stats.lobby)
+        watching = await WatcherProcess.start(site, args.watchers)
         changers = await asyncio.gather(*(site.guest() for _ in range(LOBBY_GUESTS)))
-        await settled(stats.lobby)
     print(f"{len(games)} games running; measuring for {args.seconds:.0f} s ...", flush=True)
     # What the setup left is kept out of this process's collections: a full one (30 ms) in
     # the first second would count as the servers' time.
     gc.collect()
     gc.freeze()
-    meter = CpuMeter(server_pids)
+    meter = CpuMeter(server_pids, [watching.pid] if watching else [])
     stats.frames = 0  # the STATEs and PRESENCEs of the setup are not the moves'
     began = time.monotonic()
     until = began + args.seconds
-    if stats.lobby is not None:
-        stats.lobby.counting = True
+    if watching is not None:
+        await watching.tell("count")
     tasks = [
         asyncio.create_task(table.run(game_id, until))
         for table, game_id in zip(tables, games, strict=True)
@@ -582,12 +670,13 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
         await asyncio.gather(*tasks)
         seconds = time.monotonic() - began
         stats.cpu = meter.spent()
-        if stats.lobby is not None:
+        if watching is not None:
             await asyncio.sleep(1)  # the last change's updates are still counted
-            stats.lobby.counting = False
+            watching.seen(await watching.tell("stop"), stats.lobby)
     finally:
+        if watching is not None:
+            await watching.close()
         await asyncio.gather(*(table.leave() for table in tables))
-        await asyncio.gather(*(watcher.close() for watcher in watchers))
     if args.samples:
         with open(args.samples, "w") as out:
             for (ended, move_type), round_trip in zip(stats.timeline, stats.moves, strict=True):
@@ -800,6 +889,13 @@ def report_lobby(lobby: Lobby) -> None:
             f"lobby update latency (commit -> the socket): p50 {percentile(values, 0.5) * 1000:.1f}"
             f" ms, p99 {percentile(values, 0.99) * 1000:.1f} ms ({len(values)} samples)"
         )
+        # The servers' part: the watchers' process reads one socket after another, and the
+        # last of thousands waits for it to have read all the others.
+        first = list(lobby.first.values())
+        print(
+            f"  to the first socket read: p50 {percentile(first, 0.5) * 1000:.1f} ms,"
+            f" p99 {percentile(first, 0.99) * 1000:.1f} ms ({len(first)} games)"
+        )
 
 
 def report_cpu(title: str, cpu: dict[str, float], count: int, seconds: float) -> None:
@@ -905,12 +1001,16 @@ def main() -> None:
         " the games end at random times during the run",
     )
     parser.add_argument("--url", help="drive a running server instead of starting one")
+    parser.add_argument("--watch-lobby", type=int, help=argparse.SUPPRESS)  # WatcherProcess
     parser.add_argument(
         "--samples",
         help="write each applied move to this file: when it ended (seconds on the clock),"
         " its round trip in ms, its type",
     )
     args = parser.parse_args()
+    if args.watch_lobby is not None:
+        uvloop.run(watch_only(args.url, args.watch_lobby))
+        return
     kind = registry.get(args.kind)
     least, most = kind.min_players, kind.max_players
     if args.players is None:
