@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import bisect
 import contextlib
 import datetime
@@ -393,6 +394,15 @@ class Lobby:
     players_messages: int = 0  # CONNECTED_PLAYERS the watchers got
     latencies: list[float] = field(default_factory=list)  # commit → GAMES, seconds
     first: dict[int, float] = field(default_factory=dict)  # game id → its first socket's
+    commits: dict[int, float] = field(default_factory=dict)  # game id → created (epoch s)
+
+    def created_at(self, game: dict) -> float:
+        """When ``game`` (a lobby entry) was created, parsed once for all sockets."""
+        known = self.commits.get(game["id"])
+        if known is None:
+            known = datetime.datetime.fromisoformat(game["created"]).timestamp()
+            self.commits[game["id"]] = known
+        return known
 
 
 async def echo(site: Site, token: str, until: float, stats: Stats) -> None:
@@ -426,42 +436,108 @@ async def flood(site: Site, token: str, until: float, counter: list[int]) -> Non
         await socket.close()
 
 
-class Watcher:
-    """A lobby socket that watches as the lobby page does: the games and who is online."""
+class Watcher(asyncio.Protocol):
+    """A lobby socket that watches as the lobby page does: the games and who is online.
 
-    def __init__(self, socket: ClientConnection, lobby: Lobby):
-        self.socket, self.lobby = socket, lobby
+    Read without a websocket library (a server's frames are plain, unmasked and whole): the
+    watchers' process reads thousands of sockets one after another after every change, and
+    the last one's latency is the time it takes to read all the others. With the library
+    the watchers' process spent three times the CPU, and the lobby update p99 was 460-780
+    ms instead of 110-260 ms."""
+
+    def __init__(self, lobby: Lobby, request: bytes):
+        self.lobby, self.request = lobby, request
         self.listed: set[int] = set()
+        self.open = asyncio.get_running_loop().create_future()  # the handshake's answer
         self.ready = asyncio.Event()  # the first GAMES is in
         self.players = asyncio.Event()  # a CONNECTED_PLAYERS is in
-        self.reader = asyncio.create_task(self.read())
+        self.buffer = bytearray()
+        self.upgraded = False
+        self.transport: asyncio.Transport | None = None
 
-    async def read(self) -> None:
+    @classmethod
+    async def connect(cls, site: Site, token: str, lobby: Lobby) -> Watcher:
+        host, port = site.base_url.removeprefix("http://").split(":")
+        key = base64.b64encode(secrets.token_bytes(16)).decode()
+        request = (
+            f"GET /ws/lobby/ HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Authorization: Token {token}\r\n\r\n"
+        ).encode()
+        loop = asyncio.get_running_loop()
+        _, watcher = await loop.create_connection(lambda: cls(lobby, request), host, int(port))
+        await asyncio.wait_for(watcher.open, CONNECT_TIMEOUT)
+        return watcher
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
+        transport.write(self.request)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.open.done():
+            self.open.set_exception(ConnectionError("the lobby socket closed"))
+
+    def send(self, text: str) -> None:
+        payload = text.encode()
+        assert len(payload) < 126
+        mask = secrets.token_bytes(4)
+        masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+        self.transport.write(bytes((0x81, 0x80 | len(payload))) + mask + masked)
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        if not self.upgraded:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            if not buffer.startswith(b"HTTP/1.1 101"):
+                self.open.set_exception(ConnectionError(bytes(buffer[:end]).decode()))
+                self.transport.close()
+                return
+            del buffer[: end + 4]
+            self.upgraded = True
+            self.open.set_result(None)
+        while len(buffer) >= 2:
+            length, at = buffer[1] & 0x7F, 2
+            if length == 126:
+                length, at = int.from_bytes(buffer[2:4]), 4
+            elif length == 127:
+                length, at = int.from_bytes(buffer[2:10]), 10
+            if len(buffer) < at + length:
+                return
+            opcode, payload = buffer[0] & 0x0F, bytes(buffer[at : at + length])
+            del buffer[: at + length]
+            if opcode == 1:
+                self.message(payload)
+            elif opcode == 9:  # ping: the pong carries its payload back
+                mask = secrets.token_bytes(4)
+                masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+                self.transport.write(bytes((0x8A, 0x80 | len(payload))) + mask + masked)
+
+    def message(self, raw: bytes) -> None:
+        arrived = time.time()
         lobby = self.lobby
-        async for raw in self.socket:
-            arrived = time.time()
-            lobby.received += 1
-            message = orjson.loads(raw)
-            kind = message.get("type")
-            if kind == "CONNECTED_PLAYERS":
-                lobby.players_messages += lobby.counting
-                self.players.set()
-            elif kind in ("GAMES", "GAMES_CHANGED"):
-                lobby.games_messages += lobby.counting
-                for game in message["games"]:
-                    if game["id"] not in self.listed:
-                        self.listed.add(game["id"])
-                        if lobby.counting:
-                            created = datetime.datetime.fromisoformat(game["created"])
-                            latency = arrived - created.timestamp()
-                            lobby.latencies.append(latency)
-                            lobby.first.setdefault(game["id"], latency)
-                self.ready.set()
+        lobby.received += 1
+        message = orjson.loads(raw)
+        kind = message.get("type")
+        if kind == "CONNECTED_PLAYERS":
+            lobby.players_messages += lobby.counting
+            self.players.set()
+        elif kind in ("GAMES", "GAMES_CHANGED"):
+            lobby.games_messages += lobby.counting
+            for game in message["games"]:
+                if game["id"] not in self.listed:
+                    self.listed.add(game["id"])
+                    if lobby.counting:
+                        latency = arrived - lobby.created_at(game)
+                        lobby.latencies.append(latency)
+                        lobby.first.setdefault(game["id"], latency)
+            self.ready.set()
 
     async def close(self) -> None:
-        self.reader.cancel()
-        with contextlib.suppress(Exception):
-            await self.socket.close()
+        if self.transport is not None:
+            self.transport.close()
 
 
 async def watch_lobby(site: Site, lobby: Lobby, out=sys.stdout) -> list[Watcher]:
@@ -476,14 +552,13 @@ async def watch_lobby(site: Site, lobby: Lobby, out=sys.stdout) -> list[Watcher]
         guests += await asyncio.gather(*(site.guest() for _ in range(min(50, needed - start))))
 
     async def watcher(number: int) -> Watcher:
-        socket = await site.socket("/ws/lobby/", guests[number // WATCHERS_PER_GUEST].token)
-        watching = Watcher(socket, lobby)
-        await socket.send('{"type": "REQUEST_GAMES", "changes": true}')
+        watching = await Watcher.connect(site, guests[number // WATCHERS_PER_GUEST].token, lobby)
+        watching.send('{"type": "REQUEST_GAMES", "changes": true}')
         await watching.ready.wait()
         return watching
 
     async def follow(watching: Watcher) -> None:
-        await watching.socket.send('{"type": "REQUEST_ALL_CONNECTED_PLAYERS"}')
+        watching.send('{"type": "REQUEST_ALL_CONNECTED_PLAYERS"}')
         await watching.players.wait()
 
     watchers = []
