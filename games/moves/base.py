@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
 
 from games import broadcast, registry, rows
 from games.errors import (
@@ -52,7 +51,7 @@ def no_game(game_id: object) -> NotFound:
 
 def valid_game_id(game_id: object) -> int:
     """``game_id`` if it can be a game's id, else NotFound."""
-    low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
+    low, high = rows.facts().ops.integer_field_range(Game._meta.pk.get_internal_type())
     if isinstance(game_id, int) and not isinstance(game_id, bool) and low <= game_id <= high:
         return game_id
     raise no_game(game_id)

@@ -8,8 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import close_old_connections
 
+from games import rows
 from games.moves import on_loop, play
 
 
@@ -21,7 +22,7 @@ def parallel_moves() -> bool:
     has one writer at a time anyway, and its shared-cache test databases refuse a second
     writer instead of waiting: there every move takes the shared thread.
     """
-    return settings.PARALLEL_MOVES and connection.vendor != "sqlite"
+    return settings.PARALLEL_MOVES and rows.facts().vendor != "sqlite"
 
 
 def reads_ahead() -> bool:
