@@ -7,8 +7,6 @@
     python3 dev.py test                 # ruff, the test suite, then the browser tests
     python3 dev.py test [pytest args]   # ruff, then one pytest call with these arguments
 
-`RATUMRAD_BROWSER_TESTS_FIRST=1` runs the browser tests before the suite.
-
 Both create `.venv` when missing and reinstall `.[dev]` (with uv, from PyPI; else pip)
 whenever pyproject.toml has changed since the last install (its hash is kept in a stamp file
 inside .venv). The browser tests (tests/e2e) run in a pytest call of their own and need
@@ -16,7 +14,6 @@ Chromium at /usr/bin/chromium.
 """
 
 import hashlib
-import os
 import signal
 import subprocess
 import sys
@@ -113,14 +110,9 @@ def test(pytest_args: list[str]) -> int:
     if pytest_args:
         code = pytest(*pytest_args)
     else:
-        runs = [
-            lambda: pytest("--durations=10"),  # all but tests/e2e (addopts in pyproject.toml)
-            lambda: pytest("tests/e2e"),
-        ]
-        if os.environ.get("RATUMRAD_BROWSER_TESTS_FIRST"):
-            runs.reverse()  # .ci/run: one run's browser tests beside the other's suite
-        codes = [run() for run in runs]
-        code = next((code for code in codes if code), 0)
+        suite = pytest("--durations=10")  # all but tests/e2e (addopts in pyproject.toml)
+        browser = pytest("tests/e2e")
+        code = suite or browser
     return code or lint or fmt
 
 
