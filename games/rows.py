@@ -97,7 +97,7 @@ Converter = Callable[[Any, Any], Any]  # (database value, connection) -> Python 
 def _converters(model: type[Model], vendor: str) -> tuple[list[str], list[tuple[int, Converter]]]:
     """The row's attribute names, and each column's converters from database value to Python
     value (by column index), as the query compiler applies them."""
-    db = _db()
+    db = facts()
     found = []
     for index, field in enumerate(model._meta.concrete_fields):
         column = field.get_col(model._meta.db_table)
