@@ -271,8 +271,15 @@ def a_double(page: Page) -> tuple[int, int]:
 
 
 def hover(page: Page, road: int) -> None:
-    probe = next(p for p in page.evaluate(PROBES) if p["road"] == road and not p["side"])
-    page.mouse.move(probe["x"], probe["y"])
+    """The pointer on ``road``, moved there again while the layout still shifts the map
+    under it (the hand's panel as a turn begins), as a person's hand follows the road."""
+    deadline = time.monotonic() + 5
+    while True:
+        probe = next(p for p in page.evaluate(PROBES) if p["road"] == road and not p["side"])
+        page.mouse.move(probe["x"], probe["y"])
+        if hovered_road(page) == road or time.monotonic() > deadline:
+            return
+        page.wait_for_timeout(50)
 
 
 def test_R6_4_with_two_players_the_other_road_of_a_built_double_shows_closed(new_page):
