@@ -396,6 +396,16 @@ class Lobby:
     first: dict[int, float] = field(default_factory=dict)  # game id → its first socket's
     commits: dict[int, float] = field(default_factory=dict)  # game id → created (epoch s)
 
+    def counted(self) -> dict:
+        """What the watchers saw, for ``take`` in another process (as JSON)."""
+        names = ("received", "games_messages", "players_messages", "latencies")
+        return {name: getattr(self, name) for name in names} | {"first": list(self.first.items())}
+
+    def take(self, counted: dict) -> None:
+        """What another process's watchers saw (``counted``)."""
+        for name, value in counted.items():
+            setattr(self, name, dict(value) if name == "first" else value)
+
     def created_at(self, game: dict) -> float:
         """When ``game`` (a lobby entry) was created, parsed once for all sockets."""
         known = self.commits.get(game["id"])
@@ -478,11 +488,14 @@ class Watcher(asyncio.Protocol):
             self.open.set_exception(ConnectionError("the lobby socket closed"))
 
     def send(self, text: str) -> None:
-        payload = text.encode()
+        self.write_frame(0x1, text.encode())
+
+    def write_frame(self, opcode: int, payload: bytes) -> None:
+        """A whole client frame (masked, as a client's must be) of a short payload."""
         assert len(payload) < 126
         mask = secrets.token_bytes(4)
         masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
-        self.transport.write(bytes((0x81, 0x80 | len(payload))) + mask + masked)
+        self.transport.write(bytes((0x80 | opcode, 0x80 | len(payload))) + mask + masked)
 
     def data_received(self, data: bytes) -> None:
         buffer = self.buffer
@@ -510,10 +523,8 @@ class Watcher(asyncio.Protocol):
             del buffer[: at + length]
             if opcode == 1:
                 self.message(payload)
-            elif opcode == 9:  # ping: the pong carries its payload back
-                mask = secrets.token_bytes(4)
-                masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
-                self.transport.write(bytes((0x8A, 0x80 | len(payload))) + mask + masked)
+            elif opcode == 0x9:  # ping: the pong carries its payload back
+                self.write_frame(0xA, payload)
 
     def message(self, raw: bytes) -> None:
         arrived = time.time()
@@ -581,7 +592,6 @@ class WatcherProcess:
 
     def __init__(self, process: asyncio.subprocess.Process):
         self.process = process
-        self.pid = process.pid
 
     @classmethod
     async def start(cls, site: Site, watchers: int) -> WatcherProcess:
@@ -611,14 +621,6 @@ class WatcherProcess:
         await self.process.stdin.drain()
         return await self.answer()
 
-    def seen(self, answer: str, lobby: Lobby) -> None:
-        counted = orjson.loads(answer)
-        lobby.games_messages = counted["games_messages"]
-        lobby.players_messages = counted["players_messages"]
-        lobby.received = counted["received"]
-        lobby.latencies = counted["latencies"]
-        lobby.first = {int(game): latency for game, latency in counted["first"].items()}
-
     async def close(self) -> None:
         if self.process.returncode is None:
             self.process.stdin.close()  # the process closes its sockets and ends
@@ -644,14 +646,7 @@ async def watch_only(url: str, count: int) -> None:
                 print("counting", flush=True)
             elif command == "stop":
                 lobby.counting = False
-                seen = {
-                    "games_messages": lobby.games_messages,
-                    "players_messages": lobby.players_messages,
-                    "received": lobby.received,
-                    "latencies": lobby.latencies,
-                    "first": {str(game): latency for game, latency in lobby.first.items()},
-                }
-                print(orjson.dumps(seen).decode(), flush=True)
+                print(orjson.dumps(lobby.counted()).decode(), flush=True)
     finally:
         await asyncio.gather(*(watcher.close() for watcher in watchers))
 
@@ -723,7 +718,7 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
     # the first second would count as the servers' time.
     gc.collect()
     gc.freeze()
-    meter = CpuMeter(server_pids, [watching.pid] if watching else [])
+    meter = CpuMeter(server_pids, [watching.process.pid] if watching else [])
     stats.frames = 0  # the STATEs and PRESENCEs of the setup are not the moves'
     began = time.monotonic()
     until = began + args.seconds
@@ -747,7 +742,7 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
         stats.cpu = meter.spent()
         if watching is not None:
             await asyncio.sleep(1)  # the last change's updates are still counted
-            watching.seen(await watching.tell("stop"), stats.lobby)
+            stats.lobby.take(orjson.loads(await watching.tell("stop")))
     finally:
         if watching is not None:
             await watching.close()
