@@ -98,15 +98,23 @@ flush.Command.handle = _flush_without_post_migrate
 settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 
+# Marks whose tests CI runs in one of its two passes only (tests/e2e too), and the variable
+# that leaves them out of the other.
+SKIPPED_BY = {"engine": "RATUMRAD_SKIP_ENGINE_TESTS", "page": "RATUMRAD_SKIP_PAGE_TESTS"}
+
+
 def pytest_collection_modifyitems(config, items):
     """With RATUMRAD_SKIP_ENGINE_TESTS=1, leave out the tests marked ``engine``: their results
-    do not depend on DATABASE_URL or REDIS_URL, so CI runs them in one of its two passes."""
-    if os.environ.get("RATUMRAD_SKIP_ENGINE_TESTS", "").strip() != "1":
-        return
-    engine = [item for item in items if item.get_closest_marker("engine")]
-    if engine:
-        config.hook.pytest_deselected(items=engine)
-        items[:] = [item for item in items if not item.get_closest_marker("engine")]
+    do not depend on DATABASE_URL or REDIS_URL. With RATUMRAD_SKIP_PAGE_TESTS=1, the browser
+    tests marked ``page``: what a page shows and where, whose server side the other tests
+    run on either database and channel layer."""
+    for marker, variable in SKIPPED_BY.items():
+        if os.environ.get(variable, "").strip() != "1":
+            continue
+        skipped = [item for item in items if item.get_closest_marker(marker)]
+        if skipped:
+            config.hook.pytest_deselected(items=skipped)
+            items[:] = [item for item in items if not item.get_closest_marker(marker)]
 
 
 def person(name: str):

@@ -15,6 +15,8 @@ from playwright.sync_api import Page, expect
 from games import registry
 from tests.e2e.helpers import call, switch_language
 
+pytestmark = pytest.mark.page
+
 SIZES = [(1366, 768), (375, 812)]
 LANGUAGES = ["de", "en"]
 PLAYERS = {

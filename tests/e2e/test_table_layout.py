@@ -5,10 +5,13 @@ laptop's screen and a sheet at the bottom of a phone's."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import call, game_against_a_bot, hand_size, say, wait_for_hand_size
 from tests.e2e.pagecheck import OVERLAPS
+
+pytestmark = pytest.mark.page
 
 BUILDABLE = '#board g.road.buildable[tabindex="0"]'
 
