@@ -48,24 +48,75 @@ class Frame:
         """Write the frame to ``consumer``'s socket if it takes it plain (True, also for a
         socket daphne has closed, which gets nothing, as daphne's own send does); False
         when it must go through the consumer's ``send``."""
-        send = getattr(consumer, "base_send", None)
-        if not (isinstance(send, functools.partial) and len(send.args) == 1):
+        route = consumer.__dict__.get(ROUTE) if hasattr(consumer, "__dict__") else None
+        if route is None:
+            route = _route(consumer)
+        if route is False:
             return False
-        server, protocol = getattr(send.func, "__self__", None), send.args[0]
-        if not (isinstance(server, Server) and isinstance(protocol, WebSocketProtocol)):
+        if route is not None:
+            # Once open, a socket stays plain; what changes is whether it is still open and
+            # whether autobahn holds frames of its own (they go first).
+            protocol, limit = route
+            framed = self.framed()
+            if protocol.state == OPEN and not protocol.send_queue and len(framed) <= limit:
+                protocol.transport.write(framed)
+                return True
+        return self._write_checked(consumer)
+
+    def _write_checked(self, consumer) -> bool:
+        served = _served(consumer)
+        if served is None:
             return False
+        server, protocol = served
         details = server.connections.get(protocol)
         if details is None or details.get("disconnected"):
             return True
         framed = self.framed()
         if (
-            protocol.state != WebSocketProtocol.STATE_OPEN
+            protocol.state != OPEN
             or protocol._perMessageCompress is not None
             or protocol.send_queue
             or protocol.transport is None
-            or 0 < protocol.autoFragmentSize < len(framed)
-            or 0 < protocol.maxMessagePayloadSize < len(framed)
+            or len(framed) > _limit(protocol)
         ):
             return False
         protocol.transport.write(framed)
         return True
+
+
+OPEN = WebSocketProtocol.STATE_OPEN
+ROUTE = "_fanout_route"  # a consumer's attribute: how frames reach its socket (``_route``)
+
+
+def _served(consumer) -> tuple[Server, WebSocketProtocol] | None:
+    """The daphne server and autobahn protocol behind ``consumer``, if daphne serves it."""
+    send = getattr(consumer, "base_send", None)
+    if not (isinstance(send, functools.partial) and len(send.args) == 1):
+        return None
+    server, protocol = getattr(send.func, "__self__", None), send.args[0]
+    if not (isinstance(server, Server) and isinstance(protocol, WebSocketProtocol)):
+        return None
+    return server, protocol
+
+
+def _limit(protocol: WebSocketProtocol) -> float:
+    """The longest frame ``protocol`` sends whole, as it is (autobahn's own limits)."""
+    limits = (protocol.autoFragmentSize, protocol.maxMessagePayloadSize)
+    return min((limit for limit in limits if limit > 0), default=float("inf"))
+
+
+def _route(consumer) -> tuple[WebSocketProtocol, float] | bool | None:
+    """How frames reach ``consumer``'s socket, kept on the consumer once it is known: its
+    protocol and longest plain frame; False for a socket that never takes frames plain (not
+    served by daphne, or compressed); None while that is not known yet (not yet open)."""
+    served = _served(consumer)
+    if served is None:
+        route: tuple | bool | None = False
+    else:
+        protocol = served[1]
+        if protocol.state != OPEN or protocol.transport is None:
+            return None
+        route = (protocol, _limit(protocol)) if protocol._perMessageCompress is None else False
+    if hasattr(consumer, "__dict__"):
+        consumer.__dict__[ROUTE] = route
+    return route

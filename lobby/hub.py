@@ -146,7 +146,8 @@ class LobbyHub:
 
     async def to_all(self, frame: Frame) -> None:
         for socket in tuple(self.sockets.values()):
-            await push(socket, frame)
+            if not push(socket, frame):
+                await send_through(socket, frame)
 
     async def public_change(self, message: dict) -> None:
         """A public game changed: its entry to the sockets that asked for changes, read and
@@ -165,7 +166,8 @@ class LobbyHub:
             frame = frames.get(key)
             if frame is None:
                 frame = frames[key] = Frame(changes_frame(game_id, entry, *key))
-            await push(socket, frame)
+            if not push(socket, frame):
+                await send_through(socket, frame)
 
     async def players_changed(self, message: dict) -> None:
         """Who is online changed: the list read and encoded once, for every socket that
@@ -178,19 +180,30 @@ class LobbyHub:
         if followers:
             frame = Frame(await self.read(PLAYERS, (), players_frame))
             for socket in followers:
-                await push(socket, frame)
+                if not push(socket, frame):
+                    await send_through(socket, frame)
 
 
-async def push(socket: LobbySocket, frame: Frame) -> None:
-    """Send ``frame`` now, or, while the socket handles a message, after it."""
+def push(socket: LobbySocket, frame: Frame) -> bool:
+    """Send ``frame`` now, or, while the socket handles a message, after it: True; False
+    when it must go through the socket's own ``send`` (``send_through``). Synchronous: a
+    change written to thousands of sockets makes no coroutine for each."""
     if socket.turn.locked() or not socket.inbox.empty():
         socket.inbox.put_nowait({"type": FRAME, "frame": frame.text})
-        return
+        return True
     try:
-        if not frame.write(socket):
-            async with socket.turn:  # taken at once: it is free (no task switch)
-                await socket.send(text_data=frame.text)
+        return frame.write(socket)
     except Exception:  # one socket's failure does not keep the frame from the others
+        logger.exception("lobby: a frame to %s failed", socket.channel_name)
+        return True
+
+
+async def send_through(socket: LobbySocket, frame: Frame) -> None:
+    """``frame`` through the socket's own ``send``, as its one message handled now."""
+    try:
+        async with socket.turn:  # taken at once: it is free (no task switch)
+            await socket.send(text_data=frame.text)
+    except Exception:
         logger.exception("lobby: a frame to %s failed", socket.channel_name)
 
 
