@@ -24,7 +24,8 @@ def lobby_games(
     offset: int = 0,
 ) -> list[dict]:
     """Game summaries, newest first, in one query (the seat count is annotated)."""
-    games = listed_games(user_id).annotate(seat_count=Count("seats")).order_by("-created", "-id")
+    games = listed_games(user_id).defer(*selectors.NOT_SUMMARIZED)
+    games = games.annotate(seat_count=Count("seats")).order_by("-created", "-id")
     if status:
         games = games.filter(status=status)
     if kind:
@@ -106,6 +107,7 @@ def my_games(user_id: int) -> list[dict]:
     ``FINISHED_SHOWN`` that ended. Each a game summary with ``your_move`` and
     ``turn_deadline``. Three queries, however many games."""
     seats = Seat.objects.filter(user_id=user_id).select_related("game")
+    seats = seats.defer(*(f"game__{field}" for field in selectors.NOT_SUMMARIZED))
     open_seats = list(seats.exclude(game__status__in=Game.OVER))
     ended = list(
         seats.filter(game__status__in=Game.OVER).order_by("-game__finished", "-game_id")[

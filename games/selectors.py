@@ -14,6 +14,10 @@ from django.utils import timezone
 from games import registry, rows
 from games.models import ChatMessage, Connection, Event, Game, Rematch, Seat
 
+# What a list of games leaves unread: a game's state (kilobytes of JSON each), which no
+# summary shows.
+NOT_SUMMARIZED = ("state",)
+
 
 def game_summary(game: Game, seat_count: int | None = None) -> dict:
     """A lobby list item (protocol: ``GET /api/games/``). ``seat_count``: else the game's

@@ -24,7 +24,8 @@ def games_list(status: str | None, kind: str | None, user_id: int) -> list[dict]
 
 def _newest(games: QuerySet[Game], status: str | None, kind: str | None) -> list[dict]:
     """Summaries of the newest ``GAMES_LISTED`` of ``games``, in one query."""
-    games = games.annotate(seat_count=Count("seats")).order_by("-created", "-id")
+    games = games.defer(*selectors.NOT_SUMMARIZED).annotate(seat_count=Count("seats"))
+    games = games.order_by("-created", "-id")
     if status:
         games = games.filter(status=status)
     if kind:
@@ -45,7 +46,8 @@ def private_games(status: str | None, kind: str | None, user_id: int) -> list[di
 
 def game_entry(game_id: int) -> dict | None:
     """The list item of public game ``game_id``, or None when there is none."""
-    game = Game.objects.filter(pk=game_id, private=False).annotate(seat_count=Count("seats"))
+    game = Game.objects.filter(pk=game_id, private=False).defer(*selectors.NOT_SUMMARIZED)
+    game = game.annotate(seat_count=Count("seats"))
     found = game.first()
     return None if found is None else selectors.game_summary(found, found.seat_count)
 

@@ -166,3 +166,27 @@ async def test_every_socket_of_a_person_hears_when_a_turn_based_game_starts_and_
     watcher = await Socket.lobby(people[2])  # someone else hears nothing of it
     assert await watcher.is_quiet() and watcher.my_turns == []
     await close_all(lobby, watcher)
+
+
+STATE_COLUMN = re.compile(r'"games_game"\."state"')
+
+
+def test_lists_of_games_leave_every_games_state_unread(people):
+    # A dealt game's state is kilobytes of JSON that no list item shows: the lobby's lists,
+    # a public game's entry and the player's own list read the summaries' columns only.
+    from lobby import lists
+
+    game = dealt(people, "Gross")
+    assert Game.objects.filter(pk=game.pk, state__isnull=False).exists()
+    with CaptureQueriesContext(connection) as read:
+        listed = [
+            queries.lobby_games(user_id=people[0].pk),
+            lists.public_games(None, None),
+            [lists.game_entry(game.pk)],
+            queries.my_games(people[0].pk),
+        ]
+    assert [[(row["id"], row["players"]) for row in rows] for rows in listed] == [
+        [(game.pk, 2)]
+    ] * 4
+    statements = [query["sql"] for query in read.captured_queries]
+    assert statements and not [sql for sql in statements if STATE_COLUMN.search(sql)]
