@@ -6,10 +6,14 @@ not masked, so one message's frame is the same bytes for every socket that takes
 open, without a compression extension, with nothing waiting in autobahn's own queue. Those
 get the bytes straight on their TCP transport. Any other socket, and a consumer that daphne
 does not serve (the tests' communicator), gets the text through its own ``send``.
+
+Which protocol and transport a socket has is found once and kept on its consumer: a change
+for thousands of sockets then costs each a few attribute checks and its ``send`` call.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from autobahn.websocket.protocol import WebSocketProtocol
@@ -48,7 +52,7 @@ class Frame:
         """Write the frame to ``consumer``'s socket if it takes it plain (True, also for a
         socket daphne has closed, which gets nothing, as daphne's own send does); False
         when it must go through the consumer's ``send``."""
-        route = consumer.__dict__.get(ROUTE) if hasattr(consumer, "__dict__") else None
+        route = getattr(consumer, ROUTE, None)
         if route is None:
             route = _route(consumer)
         if route is False:
@@ -117,6 +121,6 @@ def _route(consumer) -> tuple[WebSocketProtocol, float] | bool | None:
         if protocol.state != OPEN or protocol.transport is None:
             return None
         route = (protocol, _limit(protocol)) if protocol._perMessageCompress is None else False
-    if hasattr(consumer, "__dict__"):
-        consumer.__dict__[ROUTE] = route
+    with contextlib.suppress(AttributeError):  # (an object without attributes of its own)
+        setattr(consumer, ROUTE, route)
     return route
