@@ -111,7 +111,7 @@ def test(pytest_args: list[str]) -> int:
         code = pytest(*pytest_args)
     else:
         suite = pytest("--durations=10")  # all but tests/e2e (addopts in pyproject.toml)
-        browser = pytest("tests/e2e")
+        browser = pytest("--durations=10", "tests/e2e")
         code = suite or browser
     return code or lint or fmt
 

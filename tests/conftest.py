@@ -98,23 +98,26 @@ flush.Command.handle = _flush_without_post_migrate
 settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 
-# Marks whose tests CI runs in one of its two passes only (tests/e2e too), and the variable
-# that leaves them out of the other.
-SKIPPED_BY = {"engine": "RATUMRAD_SKIP_ENGINE_TESTS", "page": "RATUMRAD_SKIP_PAGE_TESTS"}
-
-
 def pytest_collection_modifyitems(config, items):
-    """With RATUMRAD_SKIP_ENGINE_TESTS=1, leave out the tests marked ``engine``: their results
-    do not depend on DATABASE_URL or REDIS_URL. With RATUMRAD_SKIP_PAGE_TESTS=1, the browser
-    tests marked ``page``: what a page shows and where, whose server side the other tests
-    run on either database and channel layer."""
-    for marker, variable in SKIPPED_BY.items():
-        if os.environ.get(variable, "").strip() != "1":
-            continue
-        skipped = [item for item in items if item.get_closest_marker(marker)]
-        if skipped:
-            config.hook.pytest_deselected(items=skipped)
-            items[:] = [item for item in items if not item.get_closest_marker(marker)]
+    """CI runs the suite twice (.ci/run), and some tests in one of the two passes only.
+
+    With RATUMRAD_SKIP_ENGINE_TESTS=1, the tests marked ``engine`` are left out: their results
+    do not depend on DATABASE_URL or REDIS_URL. The browser tests marked ``page(n)`` check what
+    a page shows and where, whose server side the other tests run on either database and
+    channel layer: with RATUMRAD_PAGE_PASS=n only those of pass n run (unset: all of them)."""
+    skip_engine = os.environ.get("RATUMRAD_SKIP_ENGINE_TESTS", "").strip() == "1"
+    page_pass = os.environ.get("RATUMRAD_PAGE_PASS", "").strip()
+
+    def left_out(item) -> bool:
+        page = item.get_closest_marker("page")
+        if page is not None and page_pass and str(page.args[0]) != page_pass:
+            return True
+        return skip_engine and item.get_closest_marker("engine") is not None
+
+    skipped = [item for item in items if left_out(item)]
+    if skipped:
+        config.hook.pytest_deselected(items=skipped)
+        items[:] = [item for item in items if not left_out(item)]
 
 
 def person(name: str):

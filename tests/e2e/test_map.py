@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import call, game_against_a_bot, hand_size, wait_for_hand_size
 
-pytestmark = pytest.mark.page
+pytestmark = pytest.mark.page(2)
 
 MINE = re.compile(r"\bmine\b")
 

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 from games import registry
 from tests.e2e.helpers import call, switch_language
 
-pytestmark = pytest.mark.page
+pytestmark = pytest.mark.page(1)
 
 SIZES = [(1366, 768), (375, 812)]
 LANGUAGES = ["de", "en"]

@@ -19,7 +19,7 @@ from tests.e2e.pagecheck import assert_page_sound
 from tests.e2e.test_rage import act
 from tests.e2e.test_road300 import LIT, OVER_OR_LIT, wait_for_next_round
 
-pytestmark = pytest.mark.page
+pytestmark = pytest.mark.page(1)
 
 LAPTOP = (1366, 768)
 PHONE = (375, 812)

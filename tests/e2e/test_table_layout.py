@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from tests.e2e.helpers import call, game_against_a_bot, hand_size, say, wait_for_hand_size
 from tests.e2e.pagecheck import OVERLAPS
 
-pytestmark = pytest.mark.page
+pytestmark = pytest.mark.page(1)
 
 BUILDABLE = '#board g.road.buildable[tabindex="0"]'
 
