@@ -233,6 +233,24 @@ class Table:
         await self.site.call("POST", f"/api/games/{game['id']}/start/", {}, creator.token)
         return game["id"]
 
+    async def play_again(self) -> int:
+        """The next game as the end screen's "Play again" makes it: every player's ``REMATCH``
+        on the finished game's socket, one after the other. The new game's id, once every
+        player's ``STATE`` names it (its sockets are not open yet)."""
+        for player in self.players:
+            self.refs += 1
+            ref = f"r{self.refs}"
+            answer = player.pending[ref] = asyncio.get_running_loop().create_future()
+            await player.socket.send(json.dumps({"type": "REMATCH", "accept": True, "ref": ref}))
+            reply = await asyncio.wait_for(answer, 10)
+            if reply["type"] != "ACK":
+                raise RuntimeError(f"REMATCH refused: {reply}")
+        while True:
+            named = {(p.state.get("rematch") or {}).get("game") for p in self.players}
+            if len(named) == 1 and None not in named:
+                return named.pop()
+            await asyncio.sleep(0.005)  # a STATE is on its way
+
     async def seat(self) -> int:
         """A new game with every player's socket open and its first STATE in."""
         game_id = await self.new_game()

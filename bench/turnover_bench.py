@@ -1,7 +1,8 @@
 """Game turnover: server CPU per game end, its successor's set-up and its players' sockets.
 
     .venv/bin/python bench/turnover_bench.py [--games 30] [--kind ratumrad] [--players 2]
-                                             [--seed 1] [--py-spy FILE]
+                                             [--successor rest|rematch] [--seed 1]
+                                             [--py-spy FILE]
 
 It starts one server process (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL
 when ``DATABASE_URL`` names one, else SQLite; the Redis channel layer when ``REDIS_URL`` is
@@ -15,6 +16,10 @@ the end, and close their sockets. One game at a time, so that each step's CPU is
 - **move**: an ordinary move, until every player has its ``STATE``;
 - **end**: the move that ends the game, and what the server does after it;
 - **sockets close**: the players' sockets closing, and what the server does after.
+
+With ``--successor rematch`` each next game is made as the end screen's "Play again" makes
+it instead: every player sends ``REMATCH`` on the finished game's socket (the set-up, until
+every player's ``STATE`` names the new game); then the old sockets close and the new ones open.
 
 The turnover is end + set-up + sockets open + sockets close: what a game's end and its
 successor cost the server beyond the game's ordinary moves (its end is counted whole; the
@@ -50,6 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +72,7 @@ from tests.real_server import server_database  # noqa: E402
 
 BENCH_ENV = {**SERVER_ENV, "GAME_RATE": "1000000/min"}  # the same players' games, one by one
 SETTLE = 0.15  # seconds the server may go on working after the last answer of a step
+MOVES_PER_SECOND = 50  # a game socket's flood guard (games.protocol.MOVES_PER_SECOND)
 STEPS = ("set-up", "sockets open", "end", "sockets close")
 
 
@@ -144,9 +151,20 @@ async def settle(meter: Meter, idle_rate: float) -> tuple[Reading, float]:
     return meter.read(), idle_rate * SETTLE
 
 
+async def within_flood_guard(sent: deque[float]) -> None:
+    """Wait until a socket may send another move: the server refuses more than
+    ``MOVES_PER_SECOND`` in any second, and one game at a time a player can be that quick."""
+    if len(sent) >= MOVES_PER_SECOND:
+        wait = sent.popleft() + 1.0 - time.monotonic()
+        if wait > -0.05:  # (the server counts from a move's arrival, a little later)
+            await asyncio.sleep(wait + 0.05)
+    sent.append(time.monotonic())
+
+
 async def play(table: Table, meter: Meter, tally: Tally, idle_rate: float) -> None:
     """Random legal moves until the game is over; each move metered, the last one as the end."""
     refs = 0
+    sent: dict[int, deque[float]] = {id(player): deque() for player in table.players}
     while True:
         seq = max(p.state["seq"] for p in table.players)
         await asyncio.gather(*(table.caught_up(p, seq) for p in table.players))
@@ -162,6 +180,7 @@ async def play(table: Table, meter: Meter, tally: Tally, idle_rate: float) -> No
         ref = f"r{refs}"
         answer = asyncio.get_running_loop().create_future()
         player.pending[ref] = answer
+        await within_flood_guard(sent[id(player)])
         before = meter.read()
         await player.socket.send(json.dumps({**move, "ref": ref, "expect_seq": seq}))
         reply = await asyncio.wait_for(answer, 10)
@@ -175,6 +194,15 @@ async def play(table: Table, meter: Meter, tally: Tally, idle_rate: float) -> No
         tally.add("move", before, meter.read())
 
 
+async def close_sockets(table: Table, meter: Meter, tally: Tally, idle_rate: float) -> Reading:
+    """The players' sockets closed and metered; the reading after."""
+    before = meter.read()
+    await table.leave()
+    after, idle = await settle(meter, idle_rate)
+    tally.add("sockets close", before, after, idle)
+    return after
+
+
 async def idle_cpu(meter: Meter, seconds: float = 2.0) -> float:
     """The server's CPU seconds per second with nothing to do."""
     before = meter.read()
@@ -186,26 +214,28 @@ async def run(site: Site, meter: Meter, args) -> Tally:
     players = list(await asyncio.gather(*(site.guest() for _ in range(args.players))))
     table = Table(site, players, random.Random(args.seed), Stats(), 0.0, args.kind)
     # A first game warms the server up (its pools, its caches); it is not counted.
+    rematch = args.successor == "rematch"
     await table.seat()
     await play(table, meter, Tally(), 0.0)
-    await table.leave()
+    if not rematch:  # else the first game's sockets stay open for its "Play again"
+        await table.leave()
     await asyncio.sleep(1)
     idle_rate = await idle_cpu(meter)
     print(f"idle server: {idle_rate * 1000:.2f} ms of CPU a second", flush=True)
     tally = Tally()
     for number in range(1, args.games + 1):
         before = meter.read()
-        game_id = await table.new_game()
-        after = meter.read()
-        tally.add("set-up", before, after)
+        game_id = await (table.play_again() if rematch else table.new_game())
+        after, idle = await settle(meter, idle_rate) if rematch else (meter.read(), 0.0)
+        tally.add("set-up", before, after, idle)
+        if rematch:  # the finished game's sockets close, then the new one's open
+            after = await close_sockets(table, meter, tally, idle_rate)
         await asyncio.gather(*(table.open(player, game_id) for player in players))
         opened = meter.read()
         tally.add("sockets open", after, opened)
         await play(table, meter, tally, idle_rate)
-        before = meter.read()
-        await table.leave()
-        after, idle = await settle(meter, idle_rate)
-        tally.add("sockets close", before, after, idle)
+        if not rematch:
+            await close_sockets(table, meter, tally, idle_rate)
         if number % 10 == 0:
             print(f"  {number} games", flush=True)
     return tally
@@ -275,10 +305,18 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30, help="games measured")
     parser.add_argument("--kind", choices=list(registry.KINDS), default=registry.DEFAULT_KIND)
     parser.add_argument("--players", type=int, default=2)
+    parser.add_argument(
+        "--successor",
+        choices=("rest", "rematch"),
+        default="rest",
+        help="the next game: created, joined and started over REST, or by every REMATCH",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--py-spy", help="record the server with py-spy to this file")
     args = parser.parse_args()
     kind = registry.get(args.kind)
+    if args.successor == "rematch" and kind.solo:
+        parser.error("--successor rematch: a solo game starts again at once; use rest")
     if not kind.min_players <= args.players <= kind.max_players:
         parser.error(f"--players: {args.kind} seats {kind.min_players} to {kind.max_players}")
     uvloop.run(main_async(args))

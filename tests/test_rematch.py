@@ -351,6 +351,13 @@ async def test_each_persons_socket_sees_the_offer_live_and_is_told_the_new_game(
         while offer["game"] is None:
             offer = await next_rematch(socket)
         assert offer["accepted"] == [alice.pk, bob.pk]
+    # Bob's answer, to an offer read back from the database (alice's came first), is
+    # acknowledged as alice's was: the finished game's seq, not an error.
+    replies = [message for message in bobs.received if message.get("ref") == "r2"]
+    while not replies:
+        message = await bobs.recv()
+        replies = [message] if message.get("ref") == "r2" else []
+    assert replies[0] == {"type": "ACK", "ref": "r2", "seq": seen[-1]["seq"]}
     new = await database_sync_to_async(lambda: [game.pk for game in new_games()])()
     assert [offer["game"]] == new
     await close_all(alices, bobs)

@@ -380,6 +380,7 @@ def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object
         raise Conflict("you have left this game", "left_game")
     # Read under the game's lock: one new game, however many answer at the same moment.
     rematch = Rematch.objects.filter(game=game).first() or Rematch(game=game, answers={})
+    rematch.game = game  # in hand, also for a socket's answer in async code (its seq)
     if rematch.new_game_id is not None and not accept:
         raise Conflict("the new game has begun already", "rematch_started")
     if rematch.declined and accept and rematch.new_game_id is None:
