@@ -238,6 +238,8 @@ async def run(site: Site, meter: Meter, args) -> Tally:
             await close_sockets(table, meter, tally, idle_rate)
         if number % 10 == 0:
             print(f"  {number} games", flush=True)
+    if rematch:
+        await table.leave()  # the last game's sockets (not metered)
     return tally
 
 
