@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, expect, sync_playwright
 
 from tests.real_server import ROOT, Server, server_database
 
@@ -40,6 +40,10 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+# How long an action and an assertion may wait. CI runs two passes side by side, each with a
+# browser, a server and computer players, on two cores: a page then takes seconds to answer.
+ACTION_TIMEOUT_MS = 20_000
+expect.set_options(timeout=10_000)
 SERVER_LOG_CHARS = 6000
 # The server makes a new guest for every logged-in page: more than the default rate allows.
 # Its computer players move after a short pause, whichever the channel layer (the default
@@ -161,7 +165,7 @@ class PageFactory:
             has_touch=touch,
             timezone_id=timezone,
         )
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.add_init_script(REPORT_VIOLATIONS)
         page = context.new_page()
         watch = Watch()
