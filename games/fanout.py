@@ -57,35 +57,15 @@ class Frame:
             route = _route(consumer)
         if route is False:
             return False
-        if route is not None:
-            # Once open, a socket stays plain; what changes is whether it is still open and
-            # whether autobahn holds frames of its own (they go first).
-            protocol, limit = route
-            framed = self.framed()
-            if protocol.state == OPEN and not protocol.send_queue and len(framed) <= limit:
-                protocol.transport.write(framed)
-                return True
-        return self._write_checked(consumer)
-
-    def _write_checked(self, consumer) -> bool:
-        served = _served(consumer)
-        if served is None:
-            return False
-        server, protocol = served
-        details = server.connections.get(protocol)
-        if details is None or details.get("disconnected"):
-            return True
+        server, protocol, limit = route
         framed = self.framed()
-        if (
-            protocol.state != OPEN
-            or protocol._perMessageCompress is not None
-            or protocol.send_queue
-            or protocol.transport is None
-            or len(framed) > _limit(protocol)
-        ):
-            return False
-        protocol.transport.write(framed)
-        return True
+        # What changes once a socket is open: whether it still is, and whether autobahn holds
+        # frames of its own (they go first).
+        if protocol.state == OPEN and not protocol.send_queue and len(framed) <= limit:
+            protocol.transport.write(framed)
+            return True
+        details = server.connections.get(protocol)
+        return details is None or bool(details.get("disconnected"))
 
 
 OPEN = WebSocketProtocol.STATE_OPEN
@@ -109,18 +89,19 @@ def _limit(protocol: WebSocketProtocol) -> float:
     return min((limit for limit in limits if limit > 0), default=float("inf"))
 
 
-def _route(consumer) -> tuple[WebSocketProtocol, float] | bool | None:
-    """How frames reach ``consumer``'s socket, kept on the consumer once it is known: its
-    protocol and longest plain frame; False for a socket that never takes frames plain (not
-    served by daphne, or compressed); None while that is not known yet (not yet open)."""
+def _route(consumer) -> tuple[Server, WebSocketProtocol, float] | bool:
+    """How frames reach ``consumer``'s socket: its server, protocol and longest plain frame;
+    False for a socket that never takes frames plain (not served by daphne, or compressed).
+    Kept on the consumer once the socket is open (compression is agreed on by then)."""
     served = _served(consumer)
     if served is None:
-        route: tuple | bool | None = False
+        route: tuple | bool = False
     else:
-        protocol = served[1]
-        if protocol.state != OPEN or protocol.transport is None:
-            return None
-        route = (protocol, _limit(protocol)) if protocol._perMessageCompress is None else False
+        server, protocol = served
+        plain = protocol._perMessageCompress is None
+        route = (server, protocol, _limit(protocol)) if plain else False
+        if protocol.state != OPEN:
+            return route
     with contextlib.suppress(AttributeError):  # (an object without attributes of its own)
         setattr(consumer, ROUTE, route)
     return route
