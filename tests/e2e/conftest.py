@@ -31,6 +31,31 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, expec
 from tests.real_server import ROOT, Server, server_database
 
 CHROMIUM = Path("/usr/bin/chromium")
+# The features Playwright's launch turns off (its chromiumSwitches.ts, at the version pinned in
+# pyproject.toml; tests/test_browser_switches.py checks they are the same). Chromium reads the
+# last --disable-features switch only, so ours below must repeat them.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+# Chromium draws the address bar's suggestions as a web page of its own, loaded in every
+# window (a browser context is one) by a renderer process that no test ever shows: 12-15% of
+# the browser tests' CPU.
+OMNIBOX_POPUP_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -38,6 +63,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + OMNIBOX_POPUP_FEATURES),
 ]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 # How long an action and an assertion may wait. CI runs two passes side by side, each with a

@@ -133,3 +133,17 @@ def test_the_lobby_fits_the_screen_without_sideways_scrolling(new_page, screensh
     page.wait_for_load_state("networkidle")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
     screenshot(page, f"lobby-{width}")
+
+
+def test_the_browser_loads_no_page_of_its_own_beside_the_sites(new_page, browser):
+    """The address bar's suggestions are turned off (conftest.OMNIBOX_POPUP_FEATURES): each
+    window would otherwise keep a page of them, in a renderer process of its own."""
+    page = new_page()
+    page.goto("/")
+    session = browser.new_browser_cdp_session()
+    try:
+        targets = session.send("Target.getTargets")["targetInfos"]
+    finally:
+        session.detach()
+    assert [target["type"] for target in targets if target["type"] != "page"] == []
+    assert any(target["url"].endswith("/") for target in targets)  # the site's page is seen
