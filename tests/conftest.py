@@ -103,7 +103,7 @@ def pytest_collection_modifyitems(config, items):
 
     With RATUMRAD_SKIP_ENGINE_TESTS=1, the tests marked ``engine`` are left out: their results
     do not depend on DATABASE_URL or REDIS_URL. The browser tests marked ``page(n)`` check what
-    a page shows and where, whose server side the other tests run on either database and
+    a page shows, says and where, whose server side the other tests run on either database and
     channel layer: with RATUMRAD_PAGE_PASS=n only those of pass n run (unset: all of them)."""
     skip_engine = os.environ.get("RATUMRAD_SKIP_ENGINE_TESTS", "").strip() == "1"
     page_pass = os.environ.get("RATUMRAD_PAGE_PASS", "").strip()

@@ -3,9 +3,12 @@ player, watching as a spectator, and the table on a phone."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.helpers import XSS_NAME, game_against_a_bot, hand_size, wait_for_hand_size
+
+pytestmark = pytest.mark.page(2)
 
 
 def test_a_player_starts_chooses_destination_cards_and_draws_two_cards(new_page, screenshot):

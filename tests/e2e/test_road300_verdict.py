@@ -22,6 +22,8 @@ from games.services.lifecycle import game_create
 from games.models import Game
 from games.road300 import bots, engine
 from django.contrib.auth import get_user_model
+
+pytestmark = pytest.mark.page(2)
 user = get_user_model().objects.get(pk={user})
 game = game_create(user=user, name="Solo", kind="road300")
 dealt = engine.new_game(1, [user.pk], {{}})

@@ -12,6 +12,8 @@ from playwright.sync_api import expect
 from tests.e2e.helpers import XSS_NAME, switch_language
 from tests.real_server import ROOT
 
+pytestmark = pytest.mark.page(1)
+
 # Pages every visitor can open; extend this list when a page is added. Each must load with
 # no CSP violation and no script error (the new_page fixture checks both).
 PUBLIC_PAGES = ["/", "/rules/", "/rankings/", "/api/docs/", "/admin/login/"]

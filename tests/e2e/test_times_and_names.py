@@ -15,6 +15,8 @@ from playwright.sync_api import Page, expect
 from tests.e2e.helpers import switch_language
 from tests.e2e.test_road300_verdict import finished_game
 
+pytestmark = pytest.mark.page(2)
+
 MONTHS_DE = [
     "Januar",
     "Februar",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import call, game_against_a_bot, wait_until_connected
@@ -25,6 +26,8 @@ from tests.e2e.pagecheck import assert_page_sound
 from tests.e2e.test_rage import act, rage_against_computers
 from tests.e2e.test_turn_signal import pass_the_turn
 from tests.e2e.test_two_players import Player, choose_short_destination_cards, wait_for_my_turn
+
+pytestmark = pytest.mark.page(2)
 
 # A tab the test hides and shows (window.__setHidden), every Notification the page makes
 # (window.__notifications: title, body, tag; and how many it closed), and window.focus calls.

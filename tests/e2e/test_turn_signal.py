@@ -21,6 +21,8 @@ from tests.e2e.test_two_players import (
     wait_for_my_turn,
 )
 
+pytestmark = pytest.mark.page(2)
+
 PREFIX = "▶ Your turn · "
 # While it is your move here, this game is also one of "My games" waiting for you: "(1) ".
 MINE = "(1) " + PREFIX
