@@ -24,6 +24,14 @@ from tests.test_road300_site import dice_in, rolls_so_far, stored
 from tests.ws_helpers import Socket, close_all, isolated_sockets, make_people  # noqa: F401
 
 
+@pytest.fixture(autouse=True)
+def one_day(monkeypatch):
+    """Each test runs within one day (UTC): one that ran over midnight would see its game's
+    day end before it looked (the seed published, as it must be then)."""
+    day = glue.today()
+    monkeypatch.setattr(glue, "today", lambda: day)
+
+
 def api_of(user) -> APIClient:
     api = APIClient()
     api.force_authenticate(user)
