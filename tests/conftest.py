@@ -102,9 +102,9 @@ def pytest_collection_modifyitems(config, items):
     """CI runs the suite twice (.ci/run), and some tests in one of the two passes only.
 
     With RATUMRAD_SKIP_ENGINE_TESTS=1, the tests marked ``engine`` are left out: their results
-    do not depend on DATABASE_URL or REDIS_URL. The browser tests marked ``page(n)`` check what
-    a page shows, says and where, whose server side the other tests run on either database and
-    channel layer: with RATUMRAD_PAGE_PASS=n only those of pass n run (unset: all of them)."""
+    do not depend on DATABASE_URL or REDIS_URL. The browser tests marked ``page(n)`` run in pass n
+    only: what they drive on the server, the other tests run on either database and channel
+    layer. With RATUMRAD_PAGE_PASS=n only those of pass n run (unset: all of them)."""
     skip_engine = os.environ.get("RATUMRAD_SKIP_ENGINE_TESTS", "").strip() == "1"
     page_pass = os.environ.get("RATUMRAD_PAGE_PASS", "").strip()
 

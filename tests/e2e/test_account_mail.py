@@ -14,7 +14,7 @@ from tests.conftest import PASSWORD
 from tests.e2e.helpers import call
 from tests.e2e.pagecheck import assert_page_sound
 
-pytestmark = pytest.mark.page(2)
+pytestmark = pytest.mark.page(1)
 
 TEXTS = {
     "en": {

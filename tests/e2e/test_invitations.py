@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import call
 from tests.e2e.pagecheck import assert_page_sound
+
+pytestmark = pytest.mark.page(1)
 
 PHONE = {"width": 375, "height": 812}
 

@@ -12,6 +12,8 @@ from playwright.sync_api import expect
 from tests.e2e.helpers import call
 from tests.e2e.pagecheck import OVERLAPS, assert_page_sound
 
+pytestmark = pytest.mark.page(1)
+
 SIZES = [(1366, 768), (375, 812)]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlparse
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import (
@@ -18,6 +19,8 @@ from tests.e2e.helpers import (
     wait_for_history,
     watch_socket,
 )
+
+pytestmark = pytest.mark.page(1)
 
 MAX_TURNS = 60  # a game is about 10 to 25 turns
 LIT = "#r3-grid .r3-cell.r3-lit"

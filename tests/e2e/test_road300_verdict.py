@@ -8,9 +8,12 @@ import re
 import subprocess
 import sys
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.real_server import ROOT
+
+pytestmark = pytest.mark.page(2)
 
 # A game on the dice of seed 1, played to its end through the services in a process of its
 # own on the server's database: by the strong bot's choices (exactly 300) or always by the
@@ -22,8 +25,6 @@ from games.services.lifecycle import game_create
 from games.models import Game
 from games.road300 import bots, engine
 from django.contrib.auth import get_user_model
-
-pytestmark = pytest.mark.page(2)
 user = get_user_model().objects.get(pk={user})
 game = game_create(user=user, name="Solo", kind="road300")
 dealt = engine.new_game(1, [user.pk], {{}})

@@ -45,6 +45,8 @@ from tests.e2e.test_two_players import (
 from tests.real_server import ROOT, PrivateRedis, Server, _server_env
 from tests.smtp_server import SMTPServer
 
+pytestmark = pytest.mark.page(1)
+
 DAY = 24 * 3600
 WIDTH, HEIGHT = 1366, 768
 MAIL_TIMEOUT = 15  # seconds for the your-turn mail to reach the SMTP server

@@ -21,7 +21,7 @@ from tests.e2e.test_two_players import (
     wait_for_my_turn,
 )
 
-pytestmark = pytest.mark.page(2)
+pytestmark = pytest.mark.page(1)
 
 PREFIX = "▶ Your turn · "
 # While it is your move here, this game is also one of "My games" waiting for you: "(1) ".
