@@ -2,7 +2,8 @@
 
 * ``server_database()`` makes the database the servers use: a temporary SQLite file, or with a
   PostgreSQL ``DATABASE_URL`` a throwaway database ``ratumrad_real_<random>`` on the same
-  server (dropped at the end). Either way ``manage.py migrate`` runs for it first. It is not
+  server (dropped at the end). Each is a copy of one migrated template per test process
+  (``manage.py migrate`` runs once, for the template: several seconds of CPU). It is not
   pytest-django's test database: the server sees only what the tests send over HTTP and
   websockets.
 * ``Server`` runs daphne (``python -m ratumrad_site.serve -b 127.0.0.1 -p <free port>
@@ -20,11 +21,13 @@ free ones, database names are random, and with Redis the game ids start at a ran
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import sqlite3
@@ -110,6 +113,43 @@ def _first_game_id() -> int:
     return secrets.randbelow(10**12) + 10**6
 
 
+# Per test process: a migrated database that each of ``server_database``'s is copied from.
+_templates: dict[str, str] = {}
+
+
+def _sqlite_template() -> Path:
+    """The migrated SQLite file of this process (removed when it exits)."""
+    if "sqlite" not in _templates:
+        folder = tempfile.mkdtemp(prefix="ratumrad-real-template-")
+        atexit.register(shutil.rmtree, folder, True)
+        path = Path(folder) / "template.sqlite3"
+        _migrate(f"sqlite:///{path}")
+        _templates["sqlite"] = str(path)
+    return Path(_templates["sqlite"])
+
+
+def _postgres_template(admin_url: str, test_url: str) -> str:
+    """The name of this process's migrated PostgreSQL database (dropped when it exits); no
+    connection to it stays open, as a copy needs."""
+    if test_url not in _templates:
+        import psycopg
+
+        name = f"ratumrad_template_{secrets.token_hex(6)}"
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        atexit.register(_drop_database, admin_url, name)
+        _migrate(_with_database(test_url, name))
+        _templates[test_url] = name
+    return _templates[test_url]
+
+
+def _drop_database(admin_url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @contextlib.contextmanager
 def server_database() -> Iterator[str]:
     """A migrated database for the servers; yields its ``DATABASE_URL``."""
@@ -120,11 +160,11 @@ def server_database() -> Iterator[str]:
 
         name = f"ratumrad_real_{secrets.token_hex(6)}"
         admin_url = _with_database(test_url, "postgres")
+        template = _postgres_template(admin_url, test_url)
         with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
+            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
         url = _with_database(test_url, name)
         try:
-            _migrate(url)
             if shared_layer:
                 with psycopg.connect(url, autocommit=True) as connection:
                     connection.execute(
@@ -132,13 +172,12 @@ def server_database() -> Iterator[str]:
                     )
             yield url
         finally:
-            with psycopg.connect(admin_url, autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            _drop_database(admin_url, name)
     else:
         with tempfile.TemporaryDirectory(prefix="ratumrad-real-") as folder:
             path = Path(folder) / "server.sqlite3"
+            shutil.copyfile(_sqlite_template(), path)
             url = f"sqlite:///{path}"
-            _migrate(url)
             if shared_layer:
                 with contextlib.closing(sqlite3.connect(path)) as connection, connection:
                     connection.execute(
