@@ -27,7 +27,7 @@ from tests.e2e.test_rage import act, rage_against_computers
 from tests.e2e.test_turn_signal import pass_the_turn
 from tests.e2e.test_two_players import Player, choose_short_destination_cards, wait_for_my_turn
 
-pytestmark = pytest.mark.page(2)
+pytestmark = pytest.mark.page(1)
 
 # A tab the test hides and shows (window.__setHidden), every Notification the page makes
 # (window.__notifications: title, body, tag; and how many it closed), and window.focus calls.
