@@ -120,6 +120,8 @@ def game_changed(
     """
     details = selectors.player_details(game, seats)
     extras = selectors.finished_extras(game)  # read once for every view
+    if state is None:
+        state = selectors.engine_state(game)  # likewise (None before the deal)
     frames = {
         str(user_id): wire.state_frame(selectors.game_view(game, user_id, state, details, extras))
         for user_id, detail in details.items()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -11,7 +12,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import broadcast, registry, rows, turns
+from games import broadcast, registry, rows, selectors, turns
 from games.contract import EngineError
 from games.errors import (
     Conflict,
@@ -21,6 +22,7 @@ from games.errors import (
 )
 from games.limits import RateLimit
 from games.models import Event, Game, Rematch, Seat
+from games.moves import sql
 from games.moves.base import (
     after_commit,
     kind_of,
@@ -370,7 +372,8 @@ def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object
     if not isinstance(accept, bool):
         raise ServiceError("'accept' must be true or false", "bad_field")
     game = locked(game_id)
-    seats = list(game.seats.order_by("joined", "id"))
+    # With their presence: the answer's broadcast shows them as read here.
+    seats = sorted(selectors.seats_with_presence(game.pk), key=lambda seat: (seat.joined, seat.pk))
     seat = seat_of(seats, user)
     if game.status != Game.Status.FINISHED:
         raise Conflict("only a finished game can be played again", "not_finished")
@@ -379,7 +382,7 @@ def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object
     if seat.left:
         raise Conflict("you have left this game", "left_game")
     # Read under the game's lock: one new game, however many answer at the same moment.
-    rematch = Rematch.objects.filter(game=game).first() or Rematch(game=game, answers={})
+    rematch = _rematch_of(game) or Rematch(game=game, answers={})
     rematch.game = game  # in hand, also for a socket's answer in async code (its seq)
     if rematch.new_game_id is not None and not accept:
         raise Conflict("the new game has begun already", "rematch_started")
@@ -388,6 +391,18 @@ def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object
             "someone declined to play again: start a new game from the lobby", "rematch_declined"
         )
     return RematchCheck(game, seats, rematch, user.pk, accept)
+
+
+@functools.cache
+def _rematch_sql() -> str:
+    table = Rematch._meta.db_table
+    return f"SELECT {rows.columns(Rematch, 'row')} FROM {table} row WHERE row.game_id = %s"
+
+
+def _rematch_of(game: Game) -> Rematch | None:
+    """The offer of ``game`` so far, if anyone answered (a raw read, as a move's are)."""
+    found = rows.fetch(Rematch, _rematch_sql(), [game.pk])
+    return found[0] if found else None
 
 
 def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
@@ -402,11 +417,13 @@ def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
     if all(rematch.answers.get(str(seat.user_id)) is True for seat in people):
         rematch.new_game = _deal_again(game, checked.seats, people)
         events.append({"kind": "rematch_started", "player": None, "game": rematch.new_game_id})
-    rematch.save()
-    Event.objects.bulk_create(
-        Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events
-    )
-    after_commit(lambda: broadcast.game_changed(game, None, events))
+    if rematch._state.adding:
+        rematch.save(force_insert=True)  # one INSERT, without an UPDATE tried first
+    else:
+        sql.update(rematch, ["answers", "new_game", "updated"])
+    sql.insert([Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events])
+    seats = checked.seats
+    after_commit(lambda: broadcast.game_changed(game, None, events, seats))
     return rematch
 
 
@@ -435,7 +452,8 @@ def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
         user_id, is_bot, bot = seat.user_id, seat.is_bot, seat.bot
         if seat in gone:
             user_id, is_bot, bot = next(stand_ins).pk, True, game_kind.default_bot
-        new_seats.append(Seat.objects.create(game=new, user_id=user_id, is_bot=is_bot, bot=bot))
+        new_seats.append(Seat(game=new, user_id=user_id, is_bot=is_bot, bot=bot))
+    Seat.objects.bulk_create(new_seats)  # one statement; the rows' ids come back
     do_game_start(game=new, seats=new_seats)
     return new
 
