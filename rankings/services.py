@@ -5,10 +5,12 @@ finished game earned its people (``rankings.achievements``)."""
 
 from __future__ import annotations
 
-from django.db import transaction
+import functools
+
+from django.db import connection, transaction
 from openskill.models import PlackettLuce
 
-from games import registry
+from games import registry, rows
 from games.models import Game, Seat
 from games.moves import sql
 from rankings import achievements
@@ -46,15 +48,17 @@ def rate_game(
         return []
     # Inside the receiver's savepoint (``receivers``) no second one: a failure rolls back to
     # that one all the same.
+    # The statements without the query compiler (``games.rows``, ``games.moves.sql``): a
+    # game's end makes them, and compiling them cost more than running them.
     with transaction.atomic(savepoint=False):
-        if RatingChange.objects.filter(game=game).exists():
+        if rows.fetch_rows(_rated_sql(), [game.pk]):
             return []
         players = [row["player"] for row in results]
         bots = computer_players(game, seats)
         start = MODEL.rating()
         # Create missing rows first (a concurrent game may create them too), then lock
         # them in a fixed order, so that two games sharing players update one after the other.
-        Rating.objects.bulk_create(
+        sql.insert(
             [
                 Rating(
                     user_id=p,
@@ -67,11 +71,7 @@ def rate_game(
             ],
             ignore_conflicts=True,
         )
-        locked = (
-            Rating.objects.select_for_update()
-            .filter(user_id__in=players, kind=game.kind)
-            .order_by("user_id")
-        )
+        locked = rows.fetch(Rating, _locked_ratings_sql(len(players)), [game.kind, *players])
         ratings = {rating.user_id: rating for rating in locked}
         before = [ratings[player] for player in players]
         after = MODEL.rate(
@@ -106,6 +106,23 @@ def rate_game(
         return changes
 
 
+@functools.cache
+def _rated_sql() -> str:
+    """Whether a game has been rated: one of its rating changes."""
+    return f"SELECT 1 FROM {RatingChange._meta.db_table} WHERE game_id = %s LIMIT 1"
+
+
+@functools.cache
+def _locked_ratings_sql(count: int) -> str:
+    """``count`` players' ratings in one kind, locked in the order of their user ids."""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return (
+        f"SELECT {rows.columns(Rating, 'row')} FROM {Rating._meta.db_table} row"
+        f" WHERE row.kind = %s AND row.user_id IN ({', '.join(['%s'] * count)})"
+        f" ORDER BY row.user_id{lock}"
+    )
+
+
 def results_of(game: Game) -> list[dict]:
     """The results rows of a finished game, as far as its seats keep them."""
     seats = game.seats.exclude(place=None).order_by("place", "turn_order", "id")
@@ -132,5 +149,5 @@ def award_achievements(
                     user_id=row["player"], kind=game.kind, key=achievement.key, game=game
                 )
             )
-    EarnedAchievement.objects.bulk_create(new, ignore_conflicts=True)
+    sql.insert(new, ignore_conflicts=True)  # an achievement earned before keeps its game
     return new

@@ -284,12 +284,16 @@ def _insert_sql(model: type[Model], count: int, vendor: str) -> tuple[str, str, 
     return f"{start} VALUES " + ", ".join([row] * count), guarded, columns
 
 
-def insert(instances: Sequence[Model]) -> None:
-    """``bulk_create(instances)`` for new rows of one model whose ids are not needed."""
+def insert(instances: Sequence[Model], ignore_conflicts: bool = False) -> None:
+    """``bulk_create(instances, ignore_conflicts=...)`` for new rows of one model whose ids
+    are not needed: with ``ignore_conflicts`` a row that would break a unique constraint is
+    left out (``ON CONFLICT DO NOTHING``, which SQLite knows too)."""
     if not instances:
         return
     db = _db()
     sql, guarded_sql, columns = _insert_sql(type(instances[0]), len(instances), db.vendor)
+    if ignore_conflicts:
+        sql, guarded_sql = f"{sql} ON CONFLICT DO NOTHING", f"{guarded_sql} ON CONFLICT DO NOTHING"
     params = [
         field.get_db_prep_save(field.pre_save(instance, True), db)
         for instance in instances
