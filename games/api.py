@@ -30,7 +30,8 @@ from games.serializers import (
     RematchAnswerSerializer,
     RematchSerializer,
 )
-from games.services.lifecycle import game_create, game_join, game_start, rematch_answer
+from games.services.lifecycle import game_create, game_join, game_start
+from games.services.rematch import rematch_answer
 from games.services.seats import game_leave
 
 

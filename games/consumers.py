@@ -31,7 +31,7 @@ from games import bots, broadcast, errors, presence, registry, selectors, wire
 from games.models import Game, Seat
 from games.moves import on_loop, paths
 from games.protocol import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, ProtocolConsumer, Refused
-from games.services.lifecycle import rematch_answer
+from games.services.rematch import rematch_answer
 from games.services.seats import game_leave, seat_take_back
 
 # A change this old whose update a socket has not had was lost on the way (see on_beat).

@@ -235,7 +235,7 @@ class Event(models.Model):
 
 class Rematch(models.Model):
     """A finished game's offer of the same game again: the same seats, the same computer
-    players, the same options (``games.services.lifecycle.rematch_answer``).
+    players, the same options (``games.services.rematch.rematch_answer``).
 
     Every person of the finished game answers; once all of them accepted, ``new_game`` is
     dealt. One decline ends the offer. Written under the finished game's lock.

@@ -18,15 +18,10 @@ from rest_framework.test import APIClient
 from games import errors, feed, selectors
 from games.models import Event, Game, Rematch, Seat
 from games.moves.base import kind_of
-from games.services import lifecycle
+from games.services import rematch as rematch_service
 from games.services.admin import game_end_now
-from games.services.lifecycle import (
-    check_rematch_answer,
-    game_create,
-    game_join,
-    game_start,
-    rematch_answer,
-)
+from games.services.lifecycle import game_create, game_join, game_start
+from games.services.rematch import check_rematch_answer, rematch_answer
 from games.services.seats import game_leave
 from tests.ws_helpers import Socket, close_all, isolated_sockets  # noqa: F401 (autouse)
 
@@ -199,7 +194,7 @@ def test_two_presses_at_the_same_moment_deal_one_new_game(people, monkeypatch, p
             read.wait()  # both read at once unless the game's lock keeps the other out
         return checked
 
-    monkeypatch.setattr(lifecycle, "check_rematch_answer", check_then_wait)
+    monkeypatch.setattr(rematch_service, "check_rematch_answer", check_then_wait)
     failures: list[BaseException] = []
 
     def press(name: str) -> None:

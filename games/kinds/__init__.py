@@ -55,7 +55,7 @@ PostgreSQL is read without a lock and written as one guarded statement (``games.
 ``rematch_leaderboard(game) -> str | None``
     The address a finished game's end screen links instead of offering the same game again
     (Road to 300's daily challenge counts one attempt: the day's table), or None: its players
-    may play it again (``games.services.lifecycle.rematch_answer``).
+    may play it again (``games.services.rematch.rematch_answer``).
 ``table_strings() -> dict``
     The sentences the kind's table script reads from the page's strings (json_script
     "ui-strings", static/js/shell.js hands them to ``createTable``), in the active language,

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -12,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import broadcast, registry, rows, selectors, turns
+from games import broadcast, registry, rows, turns
 from games.contract import EngineError
 from games.errors import (
     Conflict,
@@ -21,14 +20,12 @@ from games.errors import (
     ServiceError,
 )
 from games.limits import RateLimit
-from games.models import Event, Game, Rematch, Seat
-from games.moves import sql
+from games.models import Event, Game, Seat
 from games.moves.base import (
     after_commit,
     kind_of,
     lobby_changed,
     locked,
-    seat_of,
 )
 from games.moves.record import record
 
@@ -345,124 +342,3 @@ def game_start(*, game_id: int, user: AbstractBaseUser) -> Game:
         do_game_start(game=game, seats=seats)
     game.seat_count = len(seats)
     return game
-
-
-# ---------------------------------------------------------------------------- rematch
-
-
-@dataclass(frozen=True)
-class RematchCheck:
-    """An answer to a finished game's offer of the same game again, checked; the game locked."""
-
-    game: Game
-    seats: list[Seat]  # in the order of the deal
-    rematch: Rematch
-    user_id: int
-    accept: bool
-
-
-def rematch_people(seats: Iterable[Seat]) -> list[Seat]:
-    """The seats whose person is asked to play again: not the computer players, nor whoever
-    left the game (a computer player takes their seat in the new game)."""
-    return [seat for seat in seats if not seat.is_bot and not seat.left]
-
-
-def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object) -> RematchCheck:
-    """The locked finished game that ``user`` has a seat in, and may be played again."""
-    if not isinstance(accept, bool):
-        raise ServiceError("'accept' must be true or false", "bad_field")
-    game = locked(game_id)
-    # With their presence: the answer's broadcast shows them as read here.
-    seats = sorted(selectors.seats_with_presence(game.pk), key=lambda seat: (seat.joined, seat.pk))
-    seat = seat_of(seats, user)
-    if game.status != Game.Status.FINISHED:
-        raise Conflict("only a finished game can be played again", "not_finished")
-    if kind_of(game).glue.rematch_leaderboard(game):
-        raise Conflict("this game counts one attempt: it is not played again", "no_rematch")
-    if seat.left:
-        raise Conflict("you have left this game", "left_game")
-    # Read under the game's lock: one new game, however many answer at the same moment.
-    rematch = _rematch_of(game) or Rematch(game=game, answers={})
-    rematch.game = game  # in hand, also for a socket's answer in async code (its seq)
-    if rematch.new_game_id is not None and not accept:
-        raise Conflict("the new game has begun already", "rematch_started")
-    if rematch.declined and accept and rematch.new_game_id is None:
-        raise Conflict(
-            "someone declined to play again: start a new game from the lobby", "rematch_declined"
-        )
-    return RematchCheck(game, seats, rematch, user.pk, accept)
-
-
-@functools.cache
-def _rematch_sql() -> str:
-    table = Rematch._meta.db_table
-    return f"SELECT {rows.columns(Rematch, 'row')} FROM {table} row WHERE row.game_id = %s"
-
-
-def _rematch_of(game: Game) -> Rematch | None:
-    """The offer of ``game`` so far, if anyone answered (a raw read, as a move's are)."""
-    found = rows.fetch(Rematch, _rematch_sql(), [game.pk])
-    return found[0] if found else None
-
-
-def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
-    """Record the answer; the last person's acceptance deals the new game. Every socket of
-    the finished game is sent its view again, with the offer (``rematch``) as it now stands."""
-    game, rematch, key = checked.game, checked.rematch, str(checked.user_id)
-    if rematch.new_game_id is not None or rematch.answers.get(key) is checked.accept:
-        return rematch  # answered before (a second press, a retry): nothing changes
-    rematch.answers[key] = checked.accept
-    events = [{"kind": "rematch", "player": checked.user_id, "accept": checked.accept}]
-    people = rematch_people(checked.seats)
-    if all(rematch.answers.get(str(seat.user_id)) is True for seat in people):
-        rematch.new_game = _deal_again(game, checked.seats, people)
-        events.append({"kind": "rematch_started", "player": None, "game": rematch.new_game_id})
-    if rematch._state.adding:
-        rematch.save(force_insert=True)  # one INSERT, without an UPDATE tried first
-    else:
-        sql.update(rematch, ["answers", "new_game", "updated"])
-    sql.insert([Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events])
-    seats = checked.seats
-    after_commit(lambda: broadcast.game_changed(game, None, events, seats))
-    return rematch
-
-
-def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
-    """The same game again: its name, options, timer and privacy, its people and computer
-    players in the same seats (a computer player in the seat of whoever left), dealt."""
-    game_kind = kind_of(game)
-    creator = game.creator_id
-    if creator not in {seat.user_id for seat in people}:
-        creator = people[0].user_id
-    new = Game.objects.create(
-        name=game.name,
-        kind=game.kind,
-        options=game.options,
-        max_players=game.max_players,
-        creator_id=creator,
-        seed=game_kind.glue.new_seed(game.options),
-        private=game.private,
-        turn_seconds=game.turn_seconds,
-        pace=game.pace,
-    )
-    gone = [seat for seat in seats if seat.left and not seat.is_bot]
-    stand_ins = iter(bot_users(len(gone), exclude={seat.user_id for seat in seats}))
-    new_seats = []
-    for seat in seats:
-        user_id, is_bot, bot = seat.user_id, seat.is_bot, seat.bot
-        if seat in gone:
-            user_id, is_bot, bot = next(stand_ins).pk, True, game_kind.default_bot
-        new_seats.append(Seat(game=new, user_id=user_id, is_bot=is_bot, bot=bot))
-    Seat.objects.bulk_create(new_seats)  # one statement; the rows' ids come back
-    do_game_start(game=new, seats=new_seats)
-    return new
-
-
-def rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object = True) -> Rematch:
-    """``user``'s answer to playing a finished game again: the same seats, computer players
-    and options. Once every person of it accepted, the new game is dealt (a solo game's at
-    once); one decline ends the offer. A kind whose game counts one attempt (Road to 300's
-    daily challenge) is not played again (``no_rematch``)."""
-    with transaction.atomic(durable=True):
-        checked = check_rematch_answer(game_id=game_id, user=user, accept=accept)
-        return do_rematch_answer(checked=checked)
