@@ -3,7 +3,6 @@ every person of it accepted (``rematch_answer``)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -50,7 +49,8 @@ def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object
     if seat.left:
         raise Conflict("you have left this game", "left_game")
     # Read under the game's lock: one new game, however many answer at the same moment.
-    rematch = _rematch_of(game) or Rematch(game=game, answers={})
+    # (The offer's row is its game's id: ``rows.lock`` reads it raw, as a move's reads are.)
+    rematch = rows.lock(Rematch, game.pk) or Rematch(game=game, answers={})
     rematch.game = game  # in hand, also for a socket's answer in async code (its seq)
     if rematch.new_game_id is not None and not accept:
         raise Conflict("the new game has begun already", "rematch_started")
@@ -59,18 +59,6 @@ def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object
             "someone declined to play again: start a new game from the lobby", "rematch_declined"
         )
     return RematchCheck(game, seats, rematch, user.pk, accept)
-
-
-@functools.cache
-def _rematch_sql() -> str:
-    table = Rematch._meta.db_table
-    return f"SELECT {rows.columns(Rematch, 'row')} FROM {table} row WHERE row.game_id = %s"
-
-
-def _rematch_of(game: Game) -> Rematch | None:
-    """The offer of ``game`` so far, if anyone answered (a raw read, as a move's are)."""
-    found = rows.fetch(Rematch, _rematch_sql(), [game.pk])
-    return found[0] if found else None
 
 
 def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
