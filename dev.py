@@ -110,7 +110,9 @@ def test(pytest_args: list[str]) -> int:
     if pytest_args:
         code = pytest(*pytest_args)
     else:
-        suite = pytest("--durations=10")  # all but tests/e2e (addopts in pyproject.toml)
+        # All but tests/e2e (addopts in pyproject.toml), in two processes, each test file in one
+        # of them (its servers and fixtures are made once).
+        suite = pytest("--durations=10", "-n", "2", "--dist", "loadfile")
         browser = pytest("--durations=10", "tests/e2e")
         code = suite or browser
     return code or lint or fmt
