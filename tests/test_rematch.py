@@ -216,6 +216,39 @@ def test_two_presses_at_the_same_moment_deal_one_new_game(people, monkeypatch, p
     assert Rematch.objects.get(game=old).answers == {str(person.pk): True for person in trio}
 
 
+@pytest.fixture
+def group_sends(monkeypatch):
+    """The (group, type) of every message the broadcasts send."""
+    from games import broadcast
+
+    sent: list[tuple[str, str]] = []
+    send_all = broadcast._send_all
+
+    def recorded(messages):
+        sent.extend((group, message["type"]) for group, message in messages)
+        send_all(messages)
+
+    monkeypatch.setattr(broadcast, "_send_all", recorded)
+    return sent
+
+
+def test_the_new_game_is_dealt_without_a_broadcast_its_sockets_read_it_whole(people, group_sends):
+    """No socket can be on a game before the transaction that makes it commits: its deal is
+    sent to nobody, and each socket that opens is sent it whole (below)."""
+    from games.broadcast import game_group
+
+    alice, bob = people["alice"], people["bob"]
+    old = finished_game([alice, bob])
+    group_sends.clear()
+    rematch_answer(game_id=old.pk, user=alice)
+    new_id = rematch_answer(game_id=old.pk, user=bob).new_game_id
+    updates = [group for group, kind in group_sends if kind == "game.update"]
+    assert updates == [game_group(old.pk), game_group(old.pk)]  # each answer's offer
+    assert game_group(new_id) not in {group for group, _ in group_sends}
+    new = Game.objects.get(pk=new_id)
+    assert new.is_playing and new.state  # dealt
+
+
 # ---------------------------------------------------------------------------- solo games
 
 
@@ -356,6 +389,20 @@ async def test_each_persons_socket_sees_the_offer_live_and_is_told_the_new_game(
     new = await database_sync_to_async(lambda: [game.pk for game in new_games()])()
     assert [offer["game"]] == new
     await close_all(alices, bobs)
+
+
+async def test_a_socket_on_the_new_game_is_sent_its_deal_whole(people):
+    alice, bob = people["alice"], people["bob"]
+    game_id = await finished_async([alice, bob])
+    await rest_answer(alice, game_id)
+    new_id = (await rest_answer(bob, game_id)).json()["game"]
+    new = await database_sync_to_async(Game.objects.get)(pk=new_id)
+    bobs = await Socket.game(new_id, bob)  # after its first STATE
+    state = next(message for message in bobs.received if message["type"] == "STATE")["state"]
+    assert (state["seq"], state["status"]) == (new.seq, new.status)
+    you = state["you"]
+    assert you["player_id"] == bob.pk and sum(you["hand"].values()) > 0  # his cards, dealt
+    await bobs.close()
 
 
 async def test_a_decline_reaches_the_others_sockets(people):

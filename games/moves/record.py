@@ -30,8 +30,14 @@ def record(
     user: AbstractBaseUser | None,
     move: dict | None,
     events: list[dict],
+    *,
+    fresh: bool = False,
 ) -> None:
-    """Write a changed state, its log entries and projections; publish after commit."""
+    """Write a changed state, its log entries and projections; publish after commit.
+
+    ``fresh``: the game was made in this transaction. No socket can be on it before the
+    commit, and each that opens after it is sent the game whole: its players are sent nothing.
+    """
     engine = kind_of(game).engine
     was_playing = game.is_playing
     deadline_before = game.turn_deadline
@@ -59,7 +65,8 @@ def record(
         )
     if was_playing and finished:
         game_finished.send(sender=Game, game=game, results=engine.results(state), seats=seats)
-    after_commit(lambda: broadcast.game_changed(game, state, events, seats))
+    if not fresh:
+        after_commit(lambda: broadcast.game_changed(game, state, events, seats))
     if was_playing != game.is_playing:
         lobby_changed(game, [seat.user_id for seat in seats])
     if game.is_playing and any(seat.computer_plays for seat in seats):

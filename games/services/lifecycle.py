@@ -178,7 +178,7 @@ def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
         )
     game.seat_count = len(seats)  # as the lobby's queries annotate it (``game_summary``)
     if new.kind.solo:
-        do_game_start(game=game, seats=seats)
+        do_game_start(game=game, seats=seats, fresh=True)
     else:
         lobby_changed(game, [seat.user_id for seat in seats])
     return game
@@ -327,12 +327,13 @@ def check_game_start(*, game_id: int, user: AbstractBaseUser) -> tuple[Game, lis
     raise Conflict("a game needs at least {count} players", "too_few_players", count=count)
 
 
-def do_game_start(*, game: Game, seats: list[Seat]) -> None:
-    """Deal: the engine's new game for these seats (Rat um Rad: the preparation phase, R2)."""
+def do_game_start(*, game: Game, seats: list[Seat], fresh: bool = False) -> None:
+    """Deal: the engine's new game for these seats (Rat um Rad: the preparation phase, R2).
+    ``fresh``: the game was made in this transaction (``record``)."""
     game_kind = kind_of(game)
     state = game_kind.engine.new_game(game.seed, [seat.user_id for seat in seats], game.options)
     game.started = timezone.now()
-    record(game, state, seats, None, None, game_kind.glue.start_events(state))
+    record(game, state, seats, None, None, game_kind.glue.start_events(state), fresh=fresh)
     after_commit(lambda: game_kind.glue.warm_up(game, state))
 
 

@@ -110,7 +110,7 @@ def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
             user_id, is_bot, bot = next(stand_ins).pk, True, game_kind.default_bot
         new_seats.append(Seat(game=new, user_id=user_id, is_bot=is_bot, bot=bot))
     Seat.objects.bulk_create(new_seats)  # one statement; the rows' ids come back
-    do_game_start(game=new, seats=new_seats)
+    do_game_start(game=new, seats=new_seats, fresh=True)
     return new
 
 
