@@ -10,11 +10,10 @@ class RankingsConfig(AppConfig):
         from games import selectors
         from games.models import Game
         from games.signals import game_finished
-        from rankings.receivers import award_finished_game, rate_finished_game
+        from rankings.receivers import finished_game
         from rankings.selectors import finished_game_extras
 
         if finished_game_extras not in selectors.FINISHED_VIEW_HOOKS:
             selectors.FINISHED_VIEW_HOOKS.append(finished_game_extras)
 
-        game_finished.connect(rate_finished_game, sender=Game, dispatch_uid="rankings.rate")
-        game_finished.connect(award_finished_game, sender=Game, dispatch_uid="rankings.award")
+        game_finished.connect(finished_game, sender=Game, dispatch_uid="rankings.finished")

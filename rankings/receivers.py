@@ -12,21 +12,33 @@ from rankings import services
 logger = logging.getLogger(__name__)
 
 
-def rate_finished_game(sender, *, game: Game, results: list[dict], seats=None, **kwargs) -> None:
-    # This runs inside the transaction that ends the game: a failure here must not undo
-    # the game's end, so it is rolled back to a savepoint and logged instead
-    # (``manage.py rate_games`` rates such a game later).
-    try:
-        with transaction.atomic():
-            services.rate_game(game=game, results=results, seats=seats)
-    except Exception:
-        logger.exception("could not rate game %s", game.pk)
+# What follows a game's end, in the order made: the ``services`` function, and what the log
+# says when it fails.
+STEPS = (
+    ("rate_game", "could not rate game %s"),
+    ("award_achievements", "could not award the achievements of game %s"),
+)
 
 
-def award_finished_game(sender, *, game: Game, results: list[dict], seats=None, **kwargs) -> None:
-    # As above: the game's end stands even if this fails.
+def finished_game(sender, *, game: Game, results: list[dict], seats=None, **kwargs) -> None:
+    """Rate the game and award its achievements.
+
+    This runs inside the transaction that ends the game: a failure here must not undo the
+    game's end. The steps are made under one savepoint (each of its own would cost two more
+    round trips to the database at every game's end); if any fails, that savepoint is rolled
+    back and each step is made again under one of its own, so that the others stand and the
+    failure is logged (``manage.py rate_games`` rates such a game later).
+    """
     try:
         with transaction.atomic():
-            services.award_achievements(game=game, results=results, seats=seats)
+            for name, _ in STEPS:
+                getattr(services, name)(game=game, results=results, seats=seats)
+        return
     except Exception:
-        logger.exception("could not award the achievements of game %s", game.pk)
+        pass  # which step failed, and whether it fails again, is found out below
+    for name, failure in STEPS:
+        try:
+            with transaction.atomic():
+                getattr(services, name)(game=game, results=results, seats=seats)
+        except Exception:
+            logger.exception(failure, game.pk)

@@ -7,6 +7,8 @@ import random
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games.models import Game, Seat
 from games.moves import play
@@ -16,7 +18,7 @@ from games.services.admin import game_abort, game_end_now
 from games.services.lifecycle import game_create, game_join, game_start
 from games.signals import game_finished
 from rankings import services as ratings
-from rankings.models import Rating, RatingChange
+from rankings.models import EarnedAchievement, Rating, RatingChange
 
 pytestmark = pytest.mark.django_db
 
@@ -139,6 +141,49 @@ def test_a_rating_that_fails_does_not_keep_the_game_from_ending(people, monkeypa
     assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
     assert not RatingChange.objects.exists()
     assert f"could not rate game {game.pk}" in caplog.text
+
+
+def test_a_rating_that_fails_keeps_neither_its_rows_nor_the_achievements_from_standing(
+    people, monkeypatch, caplog
+):
+    def broken(**kwargs):
+        Rating.objects.create(user=people[0], kind="ratumrad")  # written, then rolled back
+        raise RuntimeError("no ratings today")
+
+    monkeypatch.setattr(ratings, "rate_game", broken)
+    game = started(people[:2])
+    with caplog.at_level(logging.ERROR, logger="rankings.receivers"):
+        game_end_now(game_id=game.pk)
+    assert not Rating.objects.exists()  # rolled back to its savepoint
+    assert EarnedAchievement.objects.filter(game=game).exists()  # the winner's, awarded
+    assert f"could not rate game {game.pk}" in caplog.text
+
+
+def test_achievements_that_fail_keep_neither_the_game_from_ending_nor_its_rating(
+    people, monkeypatch, caplog
+):
+    def broken(**kwargs):
+        raise RuntimeError("no achievements today")
+
+    monkeypatch.setattr(ratings, "award_achievements", broken)
+    game = started(people[:2])
+    with caplog.at_level(logging.ERROR, logger="rankings.receivers"):
+        game_end_now(game_id=game.pk)
+    assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
+    assert RatingChange.objects.filter(game=game).count() == 2
+    assert not EarnedAchievement.objects.exists()
+    assert f"could not award the achievements of game {game.pk}" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_games_end_rates_and_awards_under_one_savepoint(people):
+    game = started(people[:2])
+    with CaptureQueriesContext(connection) as queries:
+        game_end_now(game_id=game.pk)
+    savepoints = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SAVEPOINT")]
+    assert len(savepoints) == 1
+    assert RatingChange.objects.filter(game=game).count() == 2
+    assert EarnedAchievement.objects.filter(game=game).exists()
 
 
 def test_the_rate_games_command_rates_finished_games_left_unrated(people, capsys):
