@@ -130,49 +130,29 @@ def test_ending_a_game_now_rates_every_seat_by_its_place(people):
         assert Rating.objects.get(user_id=row.user_id).ordinal == row.ordinal_after
 
 
-def test_a_rating_that_fails_does_not_keep_the_game_from_ending(people, monkeypatch, caplog):
+@pytest.mark.parametrize(
+    ("failing", "logged"),
+    [
+        ("rate_game", "could not rate game {}"),
+        ("award_achievements", "could not award the achievements of game {}"),
+    ],
+)
+def test_a_step_after_the_end_that_fails_is_undone_and_logged_and_the_rest_stands(
+    people, monkeypatch, caplog, failing, logged
+):
     def broken(**kwargs):
-        raise RuntimeError("no ratings today")
+        RatingChange.objects.all().delete()  # what it wrote before it failed: rolled back
+        raise RuntimeError("not today")
 
-    monkeypatch.setattr(ratings, "rate_game", broken)
+    monkeypatch.setattr(ratings, failing, broken)
     game = started(people[:2])
     with caplog.at_level(logging.ERROR, logger="rankings.receivers"):
         game_end_now(game_id=game.pk)
     assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
-    assert not RatingChange.objects.exists()
-    assert f"could not rate game {game.pk}" in caplog.text
-
-
-def test_a_rating_that_fails_keeps_neither_its_rows_nor_the_achievements_from_standing(
-    people, monkeypatch, caplog
-):
-    def broken(**kwargs):
-        Rating.objects.create(user=people[0], kind="ratumrad")  # written, then rolled back
-        raise RuntimeError("no ratings today")
-
-    monkeypatch.setattr(ratings, "rate_game", broken)
-    game = started(people[:2])
-    with caplog.at_level(logging.ERROR, logger="rankings.receivers"):
-        game_end_now(game_id=game.pk)
-    assert not Rating.objects.exists()  # rolled back to its savepoint
-    assert EarnedAchievement.objects.filter(game=game).exists()  # the winner's, awarded
-    assert f"could not rate game {game.pk}" in caplog.text
-
-
-def test_achievements_that_fail_keep_neither_the_game_from_ending_nor_its_rating(
-    people, monkeypatch, caplog
-):
-    def broken(**kwargs):
-        raise RuntimeError("no achievements today")
-
-    monkeypatch.setattr(ratings, "award_achievements", broken)
-    game = started(people[:2])
-    with caplog.at_level(logging.ERROR, logger="rankings.receivers"):
-        game_end_now(game_id=game.pk)
-    assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
-    assert RatingChange.objects.filter(game=game).count() == 2
-    assert not EarnedAchievement.objects.exists()
-    assert f"could not award the achievements of game {game.pk}" in caplog.text
+    rated = RatingChange.objects.filter(game=game).count()
+    awarded = EarnedAchievement.objects.filter(game=game).exists()
+    assert (rated, awarded) == (0 if failing == "rate_game" else 2, failing == "rate_game")
+    assert logged.format(game.pk) in caplog.text
 
 
 @pytest.mark.django_db(transaction=True)
