@@ -81,10 +81,10 @@ class GameConsumer(ProtocolConsumer):
         self.handlers = {**moves, **type(self).handlers}
         self.joined_at = time.time()
         await self.join_group(broadcast.game_group(self.game_id))
-        view, arrived = await database_sync_to_async(self._enter)()
+        view, (came, arrived) = await database_sync_to_async(self._enter)()
         self.recorded = True
         self.start_heartbeat()
-        if self.seated:
+        if self.seated and came:  # (another socket of theirs on this game told it already)
             await self.tell_presence(True)
         if arrived:
             await self.tell_players_changed()
@@ -94,9 +94,13 @@ class GameConsumer(ProtocolConsumer):
     async def leave(self) -> None:
         if not getattr(self, "recorded", False):
             return
+        await self.depart(self.departed)
+
+    async def departed(self) -> None:
+        """This closed socket's row forgotten; a change of presence told (``depart``)."""
         still_connected, departed = await database_sync_to_async(self._exit)()
-        if self.seated:
-            await self.tell_presence(still_connected)
+        if self.seated and not still_connected:
+            await self.tell_presence(False)
         if departed:
             await self.tell_players_changed()
 
@@ -111,7 +115,7 @@ class GameConsumer(ProtocolConsumer):
         kind = registry.get(game.kind)
         return kind, any(seat.user_id == self.user.pk for seat in seats), kind.glue.sealed(game)
 
-    def _enter(self) -> tuple[dict, bool]:
+    def _enter(self) -> tuple[dict, tuple[bool, bool]]:
         arrived = self.record_connection(self.game_id)
         game, seats = self._read()
         seat = next((seat for seat in seats if seat.user_id == self.user.pk), None)

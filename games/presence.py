@@ -22,6 +22,8 @@ import logging
 import math
 import time
 import weakref
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Protocol
 
 from asgiref.sync import sync_to_async
@@ -34,24 +36,54 @@ from games import rows
 from games.models import Connection
 from games.moves import sql
 
+logger = logging.getLogger(__name__)
+
 _stale_dropped = -math.inf  # time.monotonic() when this process last deleted stale rows
 
 
-def record(channel_name: str, user, game_id: int | None) -> bool:
-    """Record a socket of ``user`` (on game ``game_id``, or elsewhere: None); True if the
-    user had no other live socket on the site."""
+def record(channel_name: str, user, game_id: int | None) -> tuple[bool, bool]:
+    """Record a socket of ``user`` (on game ``game_id``, or elsewhere: None): whether the
+    user had no other live socket on that game (True for None), and none on the site."""
     drop_stale()
-    was_connected = live_sockets(user.pk, None)[1]
+    here, anywhere = live_sockets(user.pk, game_id)
     # Written without the ORM's compiler, as a move's rows are (nothing refers to the row,
     # no signal watches it).
     sql.insert([Connection(channel_name=channel_name, user=user, game_id=game_id)])
-    return not was_connected
+    return not here, not anywhere
 
 
 def forget(channel_name: str, user_id: int, game_id: int | None) -> tuple[bool, bool]:
     """Forget a socket of user ``user_id``: as ``live_sockets`` says after that."""
     sql.delete_where(Connection, {"channel_name": channel_name})
     return live_sockets(user_id, game_id)
+
+
+def linger(channel_name: str, seconds: float) -> None:
+    """Keep the row of a socket that closed live for ``seconds`` more, and no longer."""
+    seen = timezone.now() - settings.PRESENCE_TTL + timedelta(seconds=seconds)
+    Connection.objects.filter(channel_name=channel_name).update(seen=seen)
+
+
+# The departures waiting for their grace to end (``later``), kept from the garbage collector.
+_departures: set[asyncio.Task] = set()
+
+
+def later(seconds: float, departure: Callable[[], Awaitable[None]]) -> asyncio.Task:
+    """Run ``departure`` (a closed socket's row forgotten, the change told) once ``seconds``
+    have passed, on this event loop. A server that stops meanwhile tells nobody: the row
+    expires at the same moment, and the next list read leaves it out."""
+
+    async def run() -> None:
+        await asyncio.sleep(seconds)
+        try:
+            await departure()
+        except Exception:
+            logger.exception("a departure after its grace failed")
+
+    task = asyncio.get_running_loop().create_task(run())
+    _departures.add(task)
+    task.add_done_callback(_departures.discard)
+    return task
 
 
 def drop_stale() -> None:
@@ -83,8 +115,6 @@ def _live_sockets_sql() -> str:
     )
     return f"SELECT EXISTS ({live} AND live.{column['game']} = %s), EXISTS ({live})"
 
-
-logger = logging.getLogger(__name__)
 
 TICK_SECONDS = 1.0  # how often due beats are looked for (or the beat itself, if shorter)
 

@@ -23,6 +23,7 @@ import math
 import re
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from asgiref.sync import sync_to_async
@@ -409,13 +410,25 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
 
     # ------------------------------------------------------------------ presence
 
-    def record_connection(self, game_id: int | None) -> bool:
-        """Record this socket; True if its user had no other live socket on the site."""
+    def record_connection(self, game_id: int | None) -> tuple[bool, bool]:
+        """Record this socket: whether its user had no other live socket on game
+        ``game_id``, and none on the site (``presence.record``)."""
         return presence.record(self.channel_name, self.user, game_id)
 
     def forget_connection(self) -> bool:
         """Forget this socket; True if its user has no live socket left on the site."""
         return not presence.forget(self.channel_name, self.user.pk, None)[1]
+
+    async def depart(self, departure: Callable[[], Awaitable[None]]) -> None:
+        """``departure`` (this closed socket's row forgotten, the change told) now, or once
+        ``PRESENCE_GRACE`` is over, the row live until then: a socket of the same person
+        that opens meanwhile (the next page) makes the departure no change of presence."""
+        grace = settings.PRESENCE_GRACE.total_seconds()
+        if grace <= 0:
+            await departure()
+            return
+        await database_sync_to_async(presence.linger)(self.channel_name, grace)
+        presence.later(grace, departure)
 
     async def tell_players_changed(self) -> None:
         """The lobby's list of connected players changed (``lobby.players``)."""

@@ -82,7 +82,7 @@ class LobbyConsumer(ProtocolConsumer):
         self.recorded = False
         self.hub = hub_of(self.channel_layer)
         await self.hub.join(self)
-        arrived = await database_sync_to_async(self.record_connection)(None)
+        arrived = (await database_sync_to_async(self.record_connection)(None))[1]
         self.recorded = True
         self.hub.changed(PLAYERS)  # a list asked for from now on has this socket in it
         self.start_heartbeat()
@@ -94,10 +94,14 @@ class LobbyConsumer(ProtocolConsumer):
         if getattr(self, "hub", None) is not None:
             await self.hub.leave(self)
         if getattr(self, "recorded", False):
-            departed = await database_sync_to_async(self.forget_connection)()
-            self.hub.changed(PLAYERS)
-            if departed:
-                await self.tell_players_changed()
+            await self.depart(self.departed)
+
+    async def departed(self) -> None:
+        """This closed socket's row forgotten; the change told (``depart``)."""
+        departed = await database_sync_to_async(self.forget_connection)()
+        self.hub.changed(PLAYERS)
+        if departed:
+            await self.tell_players_changed()
 
     async def on_request_games(self, message: dict, ref: str | None) -> None:
         status = message.get("status")

@@ -239,6 +239,10 @@ CACHES = {
 # A beat must come well within the TTL, or open sockets would count as gone.
 PRESENCE_BEAT = timedelta(seconds=env_float("PRESENCE_BEAT_SECONDS", 30, min=0.1, max=60))
 PRESENCE_TTL = timedelta(seconds=90)
+# A socket that closes counts PRESENCE_GRACE longer: a player who goes from one page to the
+# next (a finished game to the new one, the lobby to a table, a reload) is neither gone nor
+# back for the game's other players and the lobby. 0: gone at once.
+PRESENCE_GRACE = timedelta(seconds=env_float("PRESENCE_GRACE_SECONDS", 5, min=0, max=60))
 
 # Open websockets per user and per client address (0: no limit); a further one is closed
 # with 4429. Games a user created that wait for players (0: no limit).

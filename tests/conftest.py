@@ -2,6 +2,7 @@
 and the personas of the page tests."""
 
 import os
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import SyncToAsync
@@ -96,6 +97,9 @@ flush.Command.handle = _flush_without_post_migrate
 
 # Rate limits count in this process's memory, not in a Redis shared with other test runs.
 settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# A closed socket's departure is told at once: the tests of the grace before it set their own
+# (tests/test_presence_grace.py).
+settings.PRESENCE_GRACE = timedelta(0)
 
 
 def pytest_collection_modifyitems(config, items):

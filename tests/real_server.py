@@ -77,6 +77,7 @@ def _server_env(database_url: str, extra: dict[str, str] | None = None) -> dict[
     # Groups such as "lobby" and the rate limits of these servers are their own in a Redis
     # that the test process itself and other test runs use at the same time.
     env.setdefault("REDIS_PREFIX", SERVER_REDIS_PREFIX)
+    env.setdefault("PRESENCE_GRACE_SECONDS", "0")  # departures told at once, as in-process
     # The tests make many games and sockets as one user and from one address.
     for name, value in LIMITS_FOR_TESTS.items():
         env.setdefault(name, value)

@@ -340,16 +340,19 @@ async def test_a_socket_of_the_player_to_move_reads_ahead_and_a_new_socket_drops
     await b.send({**legal[0], "ref": "b1"})
     assert (await b.until("ACK"))[-1]["seq"] == 2
     assert sent[0] == "WITH"  # no read of its own
-    # Whoever is to move now had a read made; a second socket of alice's arrives and the
-    # presence that read holds is old: the move reads again.
+    # Whoever is to move now had a read made; bob goes and comes back, and the presence that
+    # read holds is old: the move reads again. (A second socket of someone present changes
+    # no presence: tests/test_presence_grace.py.)
     await a.until("STATE", seq=2)
     await asyncio.sleep(0.05)
-    again = await Socket.game(game.pk, alice)
-    await b.until("PRESENCE")
+    await b.close()
+    await a.until("PRESENCE")
+    again = await Socket.game(game.pk, bob)
+    await a.until("PRESENCE")
     await asyncio.sleep(0.05)
     _, state = await game_now(game.pk)
     mover = next(person for person in (alice, bob) if engine.turn_moves(state, person.pk))
-    socket = again if mover == alice else b
+    socket = a if mover == alice else again
     legal = (await socket.sync())["legal"]
     sent.clear()
     await socket.send({**next(m for m in legal if m["type"] != "VOTE_END"), "ref": "m"})

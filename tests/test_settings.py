@@ -11,6 +11,7 @@ from tests.real_server import ROOT
 NUMERIC = [
     "DATABASE_CONN_MAX_AGE",
     "PRESENCE_BEAT_SECONDS",
+    "PRESENCE_GRACE_SECONDS",
     "SOCKETS_PER_USER",
     "SOCKETS_PER_ADDRESS",
     "GAMES_WAITING_PER_USER",
@@ -43,15 +44,21 @@ def load_settings(monkeypatch):
 def test_the_defaults_load(load_settings):
     settings = load_settings()
     assert settings.PRESENCE_BEAT.total_seconds() == 30
+    assert settings.PRESENCE_GRACE.total_seconds() == 5
     assert settings.SOCKETS_PER_USER == 20
     assert settings.REST_FRAMEWORK["NUM_PROXIES"] == 0
 
 
 def test_good_numbers_are_read(load_settings):
     settings = load_settings(
-        PRESENCE_BEAT_SECONDS="2.5", NUM_PROXIES="1", TURN_SECONDS_PUBLIC="0", BOT_DELAY_SECONDS="0"
+        PRESENCE_BEAT_SECONDS="2.5",
+        PRESENCE_GRACE_SECONDS="0",
+        NUM_PROXIES="1",
+        TURN_SECONDS_PUBLIC="0",
+        BOT_DELAY_SECONDS="0",
     )
     assert settings.PRESENCE_BEAT.total_seconds() == 2.5
+    assert settings.PRESENCE_GRACE.total_seconds() == 0
     assert settings.REST_FRAMEWORK["NUM_PROXIES"] == 1
     assert settings.TURN_SECONDS_PUBLIC == 0
     assert settings.BOT_DELAY == 0
@@ -76,6 +83,8 @@ def test_a_value_below_its_bound_names_its_variable_and_the_bound(load_settings,
         ("PRESENCE_BEAT_SECONDS", "nan", "a finite number"),
         ("PRESENCE_BEAT_SECONDS", "inf", "a finite number"),
         ("PRESENCE_BEAT_SECONDS", "120", "at most 60"),
+        ("PRESENCE_GRACE_SECONDS", "-1", "at least 0"),
+        ("PRESENCE_GRACE_SECONDS", "61", "at most 60"),
         ("TURN_SWEEP_SECONDS", "nan", "a finite number"),
         ("BOT_DELAY_SECONDS", "-inf", "a finite number"),
         ("SOCKETS_PER_USER", "2.5", "a whole number"),
