@@ -38,12 +38,18 @@ async def gone_after_grace() -> None:
     await asyncio.sleep(GRACE + 0.2)
 
 
-async def test_a_reload_within_the_grace_is_no_change_of_presence(people):
-    alice, bob = people[:2]
+async def at_the_table(people) -> tuple[int, Socket, Socket]:
+    """A game of alice and bob, a socket of each on it; bob's arrival read by alice's."""
     game_id = await started_game(people, 2)
-    a = await Socket.game(game_id, alice)
-    b = await Socket.game(game_id, bob)
-    await a.until("STATE")  # bob's arrival
+    a = await Socket.game(game_id, people[0])
+    b = await Socket.game(game_id, people[1])
+    await a.until("STATE")
+    return game_id, a, b
+
+
+async def test_a_reload_within_the_grace_is_no_change_of_presence(people):
+    bob = people[1]
+    game_id, a, b = await at_the_table(people)
     a.received.clear()
     await b.close()
     b = await Socket.game(game_id, bob)  # the page again
@@ -54,11 +60,8 @@ async def test_a_reload_within_the_grace_is_no_change_of_presence(people):
 
 
 async def test_a_departure_is_told_once_the_grace_is_over(people):
-    alice, bob = people[:2]
-    game_id = await started_game(people, 2)
-    a = await Socket.game(game_id, alice)
-    b = await Socket.game(game_id, bob)
-    await a.until("STATE")
+    bob = people[1]
+    _, a, b = await at_the_table(people)
     await b.close()
     assert await a.is_quiet(GRACE / 2)  # still counted present
     assert await a.expect("PRESENCE") == {"type": "PRESENCE", "player": bob.pk, "connected": False}
@@ -70,11 +73,8 @@ async def test_a_departure_is_told_once_the_grace_is_over(people):
 
 
 async def test_a_second_socket_of_someone_present_tells_nothing(people):
-    alice, bob = people[:2]
-    game_id = await started_game(people, 2)
-    a = await Socket.game(game_id, alice)
-    b = await Socket.game(game_id, bob)
-    await a.until("STATE")
+    bob = people[1]
+    game_id, a, b = await at_the_table(people)
     second = await Socket.game(game_id, bob)  # another tab
     assert await a.is_quiet(0.3)
     await second.close()
