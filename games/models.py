@@ -284,6 +284,11 @@ class ConnectionQuerySet(models.QuerySet):
     def stale(self) -> "ConnectionQuerySet":
         return self.filter(seen__lt=timezone.now() - settings.PRESENCE_TTL)
 
+    def open(self) -> "ConnectionQuerySet":
+        """Live connections whose socket is still open: not one that closed and counts for
+        presence only during its grace (``games.presence.linger``)."""
+        return self.live().filter(closed__isnull=True)
+
 
 class Connection(models.Model):
     """An open websocket: who is connected where (presence), across server processes.
@@ -298,6 +303,9 @@ class Connection(models.Model):
     )
     opened = models.DateTimeField(auto_now_add=True)
     seen = models.DateTimeField(default=timezone.now, db_index=True)
+    # When the socket closed: its row counts for presence until its grace is over (``seen``
+    # then expires), but nobody reads a page on it.
+    closed = models.DateTimeField(null=True, blank=True)
 
     objects = ConnectionQuerySet.as_manager()
 

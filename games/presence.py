@@ -59,9 +59,11 @@ def forget(channel_name: str, user_id: int, game_id: int | None) -> tuple[bool, 
 
 
 def linger(channel_name: str, seconds: float) -> None:
-    """Keep the row of a socket that closed live for ``seconds`` more, and no longer."""
-    seen = timezone.now() - settings.PRESENCE_TTL + timedelta(seconds=seconds)
-    Connection.objects.filter(channel_name=channel_name).update(seen=seen)
+    """Keep the row of a socket that closed live for ``seconds`` more, and no longer; marked
+    closed (``Connection.objects.open`` leaves it out)."""
+    now = timezone.now()
+    seen = now - settings.PRESENCE_TTL + timedelta(seconds=seconds)
+    Connection.objects.filter(channel_name=channel_name).update(seen=seen, closed=now)
 
 
 # The departures waiting for their grace to end (``later``), kept from the garbage collector.

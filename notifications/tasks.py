@@ -37,7 +37,8 @@ def send_your_turn_mail(game_id: int, user_id: int, seq: int) -> str:
         return "stale"  # the game went on (or ended) before this task ran
     if not Seat.objects.filter(game_id=game_id, user_id=user_id, is_bot=False).exists():
         return "not seated"
-    if Connection.objects.live().filter(game_id=game_id, user_id=user_id).exists():
+    # A socket that closed counts for presence during its grace, but nobody reads it.
+    if Connection.objects.open().filter(game_id=game_id, user_id=user_id).exists():
         return "connected"
     try:
         with transaction.atomic():

@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from games import presence
 from games.models import Connection, Game
 from games.services.admin import game_end_now
 from notifications import notify
@@ -110,6 +111,18 @@ def test_a_socket_left_behind_by_a_dead_server_does_not_count_as_open(
     with_address(alice, "alice@example.org")
     long_ago = timezone.now() - settings.PRESENCE_TTL - timedelta(seconds=5)
     Connection.objects.create(channel_name="specific.alice!1", user=alice, game=game, seen=long_ago)
+    your_turn(game, alice, django_capture_on_commit_callbacks)
+    assert len(smtp.to("alice@example.org")) == 1
+
+
+def test_a_socket_closed_within_its_presence_grace_does_not_keep_the_mail_back(
+    people, game, smtp, django_capture_on_commit_callbacks
+):
+    alice = people["alice"]
+    with_address(alice, "alice@example.org")
+    Connection.objects.create(channel_name="specific.alice!1", user=alice, game=game)
+    presence.linger("specific.alice!1", 60)  # she is still shown present, but gone
+    assert presence.live_sockets(alice.pk, game.pk) == (True, True)
     your_turn(game, alice, django_capture_on_commit_callbacks)
     assert len(smtp.to("alice@example.org")) == 1
 
