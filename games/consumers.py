@@ -116,7 +116,8 @@ class GameConsumer(ProtocolConsumer):
         return kind, any(seat.user_id == self.user.pk for seat in seats), kind.glue.sealed(game)
 
     def _enter(self) -> tuple[dict, tuple[bool, bool]]:
-        arrived = self.record_connection(self.game_id)
+        """The socket's first view, and whether its user came to this game and to the site."""
+        came = self.record_connection(self.game_id)
         game, seats = self._read()
         seat = next((seat for seat in seats if seat.user_id == self.user.pk), None)
         if seat is not None and seat.autopilot and not seat.left:
@@ -124,7 +125,7 @@ class GameConsumer(ProtocolConsumer):
             seat_take_back(game_id=self.game_id, user=self.user)
             game, seats = self._read()
         details = selectors.player_details(game, seats)
-        return selectors.game_view(game, self.user.pk, details=details), arrived
+        return selectors.game_view(game, self.user.pk, details=details), came
 
     def _exit(self) -> tuple[bool, bool]:
         """Whether the user still has a socket on this game, and whether they left the site."""
