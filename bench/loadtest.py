@@ -37,8 +37,8 @@ its players' sockets): each second's CPU fitted by least squares to the moves an
 ends of that second and the ends of the second before, with its standard error.
 
 The servers' output goes to a temporary file, or to the file ``LOADTEST_LOG`` names.
-``--samples FILE`` writes every move's time: when it ended, its round trip and its type, to
-see when the slow ones came.
+``--samples FILE`` writes every move's time: when it ended, its round trip, its type, its
+table, its number in its game and whether it ended the game, to see when the slow ones came.
 
 With ``--watchers N`` (0 too) the lobby changes during the run: ``--lobby-changes`` times a
 second a guest creates a public game and leaves it again (two changes of the public list),
@@ -219,6 +219,8 @@ class Table:
         self.refs = 0
         self.interval = interval  # seconds from one move of this table to its next (0: at once)
         self.next_move = 0.0
+        self.number = 0  # the table's, in the samples
+        self.played = 0  # moves of the game being played
 
     async def new_game(self) -> int:
         creator = self.players[0]
@@ -254,6 +256,7 @@ class Table:
     async def seat(self) -> int:
         """A new game with every player's socket open and its first STATE in."""
         game_id = await self.new_game()
+        self.played = 0
         await asyncio.gather(*(self.open(player, game_id) for player in self.players))
         return game_id
 
@@ -360,7 +363,11 @@ class Table:
                 continue
             await asyncio.gather(*(self.caught_up(p, reply["seq"]) for p in self.players))
             self.stats.moves.append(time.perf_counter() - started)
-            self.stats.timeline.append((time.monotonic(), move["type"]))
+            self.played += 1
+            ended = self.players[0].state["status"] == "FINISHED"
+            self.stats.timeline.append(
+                (time.monotonic(), move["type"], self.number, self.played, ended)
+            )
 
     async def pace(self) -> None:
         """Wait for this table's next slot: ``--rate`` moves per second over all tables."""
@@ -385,7 +392,8 @@ class Table:
 @dataclass
 class Stats:
     moves: list[float] = field(default_factory=list)  # round trips of applied moves
-    timeline: list[tuple[float, str]] = field(default_factory=list)  # each one's end, type
+    # each one's end, type, table, number in its game, whether it ended the game
+    timeline: list[tuple[float, str, int, int, bool]] = field(default_factory=list)
     echoes: list[float] = field(default_factory=list)
     acks: list[float] = field(default_factory=list)  # send → the mover's ACK (or ERROR)
     refused: dict[str, int] = field(default_factory=dict)
@@ -717,6 +725,8 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
         )
         for i in range(args.games)
     ]
+    for number, table in enumerate(tables):
+        table.number = number
     prober = await site.guest()
     # Every game is set up and every socket open before the clock starts: the figures are
     # for play, not for a crowd of players arriving at once.
@@ -767,8 +777,13 @@ async def load(site: Site, args, server_pids: list[int]) -> tuple[Stats, float]:
         await asyncio.gather(*(table.leave() for table in tables))
     if args.samples:
         with open(args.samples, "w") as out:
-            for (ended, move_type), round_trip in zip(stats.timeline, stats.moves, strict=True):
-                out.write(f"{ended - began:.3f} {round_trip * 1000:.2f} {move_type}\n")
+            for (ended, kind, table, number, last), round_trip in zip(
+                stats.timeline, stats.moves, strict=True
+            ):
+                out.write(
+                    f"{ended - began:.3f} {round_trip * 1000:.2f} {kind} {table} {number}"
+                    f" {int(last)}\n"
+                )
     if args.flood_sockets:
         stats.flood = await echo_flood(site, args, server_pids)
     return stats, seconds
@@ -900,7 +915,7 @@ def report_turnover(stats: Stats) -> None:
     CPU against the moves that ended in it, the games that ended in it and those that ended
     in the second before (a turnover may reach into the next second)."""
     rows, ys = [], []
-    moves = sorted(ended for ended, _ in stats.timeline)
+    moves = sorted(moved[0] for moved in stats.timeline)
     for (start, before), (end, after) in itertools.pairwise(stats.server_cpu):
         width = end - start
         previous = sum(start - width < t <= start for t in stats.ends)

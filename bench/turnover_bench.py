@@ -1,8 +1,8 @@
 """Game turnover: server CPU per game end, its successor's set-up and its players' sockets.
 
     .venv/bin/python bench/turnover_bench.py [--games 30] [--kind ratumrad] [--players 2]
-                                             [--successor rest|rematch] [--seed 1]
-                                             [--py-spy FILE]
+                                             [--tables 1] [--successor rest|rematch]
+                                             [--seed 1] [--py-spy FILE]
 
 It starts one server process (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL
 when ``DATABASE_URL`` names one, else SQLite; the Redis channel layer when ``REDIS_URL`` is
@@ -33,8 +33,15 @@ wait is taken off. On PostgreSQL the CPU of the server's database backends is sh
 the nanosecond: ``procfs.run_seconds``), with the connections they opened.
 
 One game at a time, the server wakes up for every message: each step costs it more than
-under load, where one wake-up serves many messages. ``bench/loadtest.py --turnover`` fits
-the turnover's CPU under load.
+under load, where one wake-up serves many messages. ``--tables N`` plays N games at the same
+time, as N tables of the load test, in lockstep: their set-ups together, their sockets
+together, and their moves in rounds, one move of every table whose game goes on, all at
+once. Each phase and each round is metered whole and divided among its steps: a round
+without an end among its moves; a round in which games ended is its ordinary moves at that
+cost, and the rest is its ends'. The ordinary move's figure then shows how much of the load
+test's amortisation N tables give (compare its CPU per move at the same moment), and the
+turnover's steps are metered under the same. ``bench/loadtest.py --turnover`` fits the
+turnover's CPU under a real load, more roughly.
 
 ``--py-spy FILE`` records the server with py-spy (``pip install py-spy``) during the games,
 as collapsed stacks of the threads that hold the interpreter lock (``--gil``), one line per
@@ -120,29 +127,53 @@ class Reading:
 
 
 class Tally:
-    """CPU seconds and counts per step."""
+    """CPU seconds and counts per step; the rounds of moves (``play``) kept as they came."""
 
     def __init__(self):
         self.server: dict[str, float] = {}
         self.database: dict[str, float] = {}
         self.count: dict[str, int] = {}
         self.connections: dict[str, int] = {}  # database connections opened
+        self.rounds: list[tuple[float, float, int, int, int]] = []  # CPU and counts
 
-    def add(self, step: str, before: Reading, after: Reading, idle: float = 0.0) -> None:
+    def add(
+        self, step: str, before: Reading, after: Reading, idle: float = 0.0, count: int = 1
+    ) -> None:
+        """``count`` steps, metered together."""
         server, database, connections = after.since(before)
         self.server[step] = self.server.get(step, 0.0) + server - idle
         self.database[step] = self.database.get(step, 0.0) + database
-        self.count[step] = self.count.get(step, 0) + 1
+        self.count[step] = self.count.get(step, 0) + count
         self.connections[step] = self.connections.get(step, 0) + connections
+
+    def round(self, before: Reading, after: Reading, idle: float, moves: int, ends: int) -> None:
+        """A round of ``moves`` ordinary moves and ``ends`` moves that ended their game."""
+        server, database, connections = after.since(before)
+        self.rounds.append((server - idle, database, connections, moves, ends))
 
     def per(self, step: str) -> tuple[float, float, float]:
         """Per step: the server's CPU milliseconds, the database's, the connections opened."""
+        if step in ("move", "end"):
+            return self.per_move_or_end(step)
         count = self.count.get(step, 0) or 1
         return (
             self.server.get(step, 0) / count * 1000,
             self.database.get(step, 0) / count * 1000,
             self.connections.get(step, 0) / count,
         )
+
+    def per_move_or_end(self, step: str) -> tuple[float, float, float]:
+        """An ordinary move: the rounds without an end, per move. An end: the rounds with
+        ends, less their ordinary moves at that cost, per end."""
+        plain = [r for r in self.rounds if not r[4]]
+        moves = sum(r[3] for r in plain) or 1
+        move = [sum(r[part] for r in plain) / moves for part in range(3)]
+        if step == "move":
+            return (move[0] * 1000, move[1] * 1000, move[2])
+        ending = [r for r in self.rounds if r[4]]
+        ends = sum(r[4] for r in ending) or 1
+        beyond = [sum(r[part] - r[3] * move[part] for r in ending) / ends for part in range(3)]
+        return (beyond[0] * 1000, beyond[1] * 1000, beyond[2])
 
 
 async def settle(meter: Meter, idle_rate: float) -> tuple[Reading, float]:
@@ -161,45 +192,57 @@ async def within_flood_guard(sent: deque[float]) -> None:
     sent.append(time.monotonic())
 
 
-async def play(table: Table, meter: Meter, tally: Tally, idle_rate: float) -> None:
-    """Random legal moves until the game is over; each move metered, the last one as the end."""
-    refs = 0
-    sent: dict[int, deque[float]] = {id(player): deque() for player in table.players}
+async def move_once(table: Table, sent: dict[int, deque[float]]) -> bool:
+    """One random legal move of ``table``'s game, until every player has its ``STATE``;
+    whether it ended the game."""
     while True:
         seq = max(p.state["seq"] for p in table.players)
         await asyncio.gather(*(table.caught_up(p, seq) for p in table.players))
         player = table.mover()
-        if player is None:
-            if table.players[0].state["status"] == "FINISHED":
-                return
-            await asyncio.sleep(0.01)  # a STATE is on its way
-            continue
-        legal = [m for m in player.state["legal"] if m["type"] != "VOTE_END"]
-        move = table.rng.choice(legal)
-        refs += 1
-        ref = f"r{refs}"
-        answer = asyncio.get_running_loop().create_future()
-        player.pending[ref] = answer
-        await within_flood_guard(sent[id(player)])
-        before = meter.read()
-        await player.socket.send(json.dumps({**move, "ref": ref, "expect_seq": seq}))
-        reply = await asyncio.wait_for(answer, 10)
-        if reply["type"] != "ACK":
-            raise RuntimeError(f"move refused: {reply}")
-        await asyncio.gather(*(table.caught_up(p, reply["seq"]) for p in table.players))
+        if player is not None:
+            break
         if table.players[0].state["status"] == "FINISHED":
-            after, idle = await settle(meter, idle_rate)
-            tally.add("end", before, after, idle)
-            return
-        tally.add("move", before, meter.read())
+            raise RuntimeError("the game is over already")
+        await asyncio.sleep(0.01)  # a STATE is on its way
+    legal = [m for m in player.state["legal"] if m["type"] != "VOTE_END"]
+    move = table.rng.choice(legal)
+    table.refs += 1
+    ref = f"r{table.refs}"
+    answer = asyncio.get_running_loop().create_future()
+    player.pending[ref] = answer
+    await within_flood_guard(sent.setdefault(id(player), deque()))
+    await player.socket.send(json.dumps({**move, "ref": ref, "expect_seq": seq}))
+    reply = await asyncio.wait_for(answer, 10)
+    if reply["type"] != "ACK":
+        raise RuntimeError(f"move refused: {reply}")
+    await asyncio.gather(*(table.caught_up(p, reply["seq"]) for p in table.players))
+    return table.players[0].state["status"] == "FINISHED"
 
 
-async def close_sockets(table: Table, meter: Meter, tally: Tally, idle_rate: float) -> Reading:
+async def play(tables: list[Table], meter: Meter, tally: Tally, idle_rate: float) -> None:
+    """Every table's game played to its end in rounds: each table whose game goes on makes
+    one move, all at once, and the round is metered. A round in which no game ended counts
+    as that many ordinary moves; one in which games ended (after ``SETTLE``) as its ordinary
+    moves, at what an ordinary move costs, and its ends."""
+    sent: dict[int, deque[float]] = {}
+    playing = list(tables)
+    while playing:
+        before = meter.read()
+        ended = await asyncio.gather(*(move_once(table, sent) for table in playing))
+        ends = sum(ended)
+        after, idle = await settle(meter, idle_rate) if ends else (meter.read(), 0.0)
+        tally.round(before, after, idle, len(playing) - ends, ends)
+        playing = [table for table, over in zip(playing, ended, strict=True) if not over]
+
+
+async def close_sockets(
+    tables: list[Table], meter: Meter, tally: Tally, idle_rate: float
+) -> Reading:
     """The players' sockets closed and metered; the reading after."""
     before = meter.read()
-    await table.leave()
+    await asyncio.gather(*(table.leave() for table in tables))
     after, idle = await settle(meter, idle_rate)
-    tally.add("sockets close", before, after, idle)
+    tally.add("sockets close", before, after, idle, len(tables))
     return after
 
 
@@ -211,43 +254,58 @@ async def idle_cpu(meter: Meter, seconds: float = 2.0) -> float:
 
 
 async def run(site: Site, meter: Meter, args) -> Tally:
-    players = list(await asyncio.gather(*(site.guest() for _ in range(args.players))))
-    table = Table(site, players, random.Random(args.seed), Stats(), 0.0, args.kind)
+    tables = []
+    for number in range(args.tables):
+        players = list(await asyncio.gather(*(site.guest() for _ in range(args.players))))
+        rng = random.Random(args.seed + number)
+        tables.append(Table(site, players, rng, Stats(), 0.0, args.kind))
     # A first game warms the server up (its pools, its caches); it is not counted.
     rematch = args.successor == "rematch"
-    await table.seat()
-    await play(table, meter, Tally(), 0.0)
+    await asyncio.gather(*(table.seat() for table in tables))
+    await play(tables, meter, Tally(), 0.0)
     if not rematch:  # else the first game's sockets stay open for its "Play again"
-        await table.leave()
+        await asyncio.gather(*(table.leave() for table in tables))
     await asyncio.sleep(1)
     idle_rate = await idle_cpu(meter)
     print(f"idle server: {idle_rate * 1000:.2f} ms of CPU a second", flush=True)
     tally = Tally()
-    for number in range(1, args.games + 1):
+    cycles = max(1, args.games // args.tables)
+    for cycle in range(1, cycles + 1):
         before = meter.read()
-        game_id = await (table.play_again() if rematch else table.new_game())
-        after, idle = await settle(meter, idle_rate) if rematch else (meter.read(), 0.0)
-        tally.add("set-up", before, after, idle)
-        if rematch:  # the finished game's sockets close, then the new one's open
-            after = await close_sockets(table, meter, tally, idle_rate)
-        await asyncio.gather(*(table.open(player, game_id) for player in players))
+        if rematch:
+            games = await asyncio.gather(*(table.play_again() for table in tables))
+            after, idle = await settle(meter, idle_rate)
+        else:
+            games = await asyncio.gather(*(table.new_game() for table in tables))
+            after, idle = meter.read(), 0.0
+        tally.add("set-up", before, after, idle, len(tables))
+        if rematch:  # the finished games' sockets close, then the new ones' open
+            after = await close_sockets(tables, meter, tally, idle_rate)
+        await asyncio.gather(
+            *(
+                table.open(player, game_id)
+                for table, game_id in zip(tables, games, strict=True)
+                for player in table.players
+            )
+        )
         opened = meter.read()
-        tally.add("sockets open", after, opened)
-        await play(table, meter, tally, idle_rate)
+        tally.add("sockets open", after, opened, 0.0, len(tables))
+        await play(tables, meter, tally, idle_rate)
         if not rematch:
-            await close_sockets(table, meter, tally, idle_rate)
-        if number % 10 == 0:
-            print(f"  {number} games", flush=True)
+            await close_sockets(tables, meter, tally, idle_rate)
+        if cycle * len(tables) % 10 < len(tables):
+            print(f"  {cycle * len(tables)} games", flush=True)
     if rematch:
-        await table.leave()  # the last game's sockets (not metered)
+        await asyncio.gather(*(table.leave() for table in tables))  # (not metered)
     return tally
 
 
 def report(tally: Tally, args, database: bool) -> None:
-    moves = tally.count.get("move", 0)
+    games = tally.count.get("set-up", 0)
+    moves = sum(r[3] for r in tally.rounds)
     print(
-        f"{args.games} games of {args.kind} with {args.players} players;"
-        f" {moves / max(1, args.games):.1f} ordinary moves a game"
+        f"{games} games of {args.kind} with {args.players} players, {args.tables} at a time;"
+        f" {moves / max(1, games):.1f} ordinary moves a game"
     )
     unit = "server / its database backends" if database else "server"
 
@@ -308,6 +366,12 @@ def main() -> None:
     parser.add_argument("--kind", choices=list(registry.KINDS), default=registry.DEFAULT_KIND)
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument(
+        "--tables",
+        type=int,
+        default=1,
+        help="games played at the same time, in rounds of one move each (see the docs)",
+    )
+    parser.add_argument(
         "--successor",
         choices=("rest", "rematch"),
         default="rest",
@@ -319,6 +383,8 @@ def main() -> None:
     kind = registry.get(args.kind)
     if args.successor == "rematch" and kind.solo:
         parser.error("--successor rematch: a solo game starts again at once; use rest")
+    if not 1 <= args.tables <= args.games:
+        parser.error("--tables: from 1 to --games")
     if not kind.min_players <= args.players <= kind.max_players:
         parser.error(f"--players: {args.kind} seats {kind.min_players} to {kind.max_players}")
     uvloop.run(main_async(args))
