@@ -19,7 +19,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from games import channel_layer, registry, selectors, serverloop, wire
-from games.models import ChatMessage, Game, Seat
+from games.models import ChatMessage, Game, Rematch, Seat
 
 logger = logging.getLogger(__name__)
 
@@ -112,14 +112,16 @@ def game_changed(
     state: object | None,
     events: list[dict],
     seats: list[Seat] | None = None,
+    offer: Rematch | object | None = selectors.UNREAD,
 ) -> None:
     """Tell every client of the game: the new events and a fresh view, each their own.
 
-    ``game``, ``state`` and ``seats`` (with their users; read again when not given) are as
+    ``game``, ``state``, ``seats`` (with their users; read again when not given) and a
+    finished game's ``offer`` to play again (None: none; read when not given) are as
     committed by the change being announced. Computer players have no sockets: no frame.
     """
     details = selectors.player_details(game, seats)
-    extras = selectors.finished_extras(game)  # read once for every view
+    extras = selectors.finished_extras(game, offer)  # read once for every view
     if state is None:
         state = selectors.engine_state(game)  # likewise (None before the deal)
     frames = {

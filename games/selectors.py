@@ -242,12 +242,16 @@ FinishedAdd = Callable[[dict, "int | None"], None]
 FINISHED_VIEW_HOOKS: list[Callable[[Game], FinishedAdd]] = []
 
 
-def finished_extras(game: Game) -> FinishedAdd | None:
+UNREAD = object()  # ``finished_extras``: the offer to play again is to be read
+
+
+def finished_extras(game: Game, offer: Rematch | object | None = UNREAD) -> FinishedAdd | None:
     """What the hooks add to every view of ``game`` (None unless it is finished): read once,
-    for all the views of one broadcast."""
+    for all the views of one broadcast. ``offer``: the game's offer to play again, if the
+    caller knows it as committed (None: there is none), else it is read."""
     if game.status != Game.Status.FINISHED:
         return None
-    adds = [_rematch_adder(game), *(hook(game) for hook in FINISHED_VIEW_HOOKS)]
+    adds = [_rematch_adder(game, offer), *(hook(game) for hook in FINISHED_VIEW_HOOKS)]
 
     def add(view: dict, seated: int | None) -> None:
         for one in adds:
@@ -286,9 +290,11 @@ def rematch_state(game: Game) -> dict:
     return rematch_view(game, Rematch.objects.filter(game_id=game.pk).first(), players)
 
 
-def _rematch_adder(game: Game) -> FinishedAdd:
-    found = rows.fetch(Rematch, _rematch_sql(), [game.pk])
-    rematch = found[0] if found else None
+def _rematch_adder(game: Game, offer: Rematch | object | None) -> FinishedAdd:
+    if offer is UNREAD:
+        found = rows.fetch(Rematch, _rematch_sql(), [game.pk])
+        offer = found[0] if found else None
+    rematch = offer
 
     def add(view: dict, seated: int | None) -> None:
         view["rematch"] = rematch_view(game, rematch, view["players"])

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 
 import pytest
 from channels.db import database_sync_to_async
 from django.db import connection, connections
+from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 from rest_framework.test import APIClient
 
@@ -247,6 +249,50 @@ def test_the_new_game_is_dealt_without_a_broadcast_its_sockets_read_it_whole(peo
     assert game_group(new_id) not in {group for group, _ in group_sends}
     new = Game.objects.get(pk=new_id)
     assert new.is_playing and new.state  # dealt
+
+
+@pytest.fixture
+def updates(monkeypatch):
+    """Every ``game.update`` the broadcasts send, whole."""
+    from games import broadcast
+
+    sent: list[dict] = []
+    send_all = broadcast._send_all
+
+    def recorded(messages):
+        sent.extend(message for _, message in messages if message["type"] == "game.update")
+        send_all(messages)
+
+    monkeypatch.setattr(broadcast, "_send_all", recorded)
+    return sent
+
+
+def offer_reads(queries: CaptureQueriesContext) -> int:
+    reads = re.compile(rf'^\s*SELECT\b.*\bFROM\s+"?{Rematch._meta.db_table}\b', re.I | re.S)
+    return sum(1 for query in queries.captured_queries if reads.search(query["sql"]))
+
+
+def test_the_end_and_each_answer_are_broadcast_with_the_offer_as_committed_without_reading_it(
+    people, updates
+):
+    """A game that has just ended has no offer yet, and an answer has its offer in hand: their
+    broadcasts read none, and show it as it stands."""
+    alice, bob = people["alice"], people["bob"]
+    with CaptureQueriesContext(connection) as ending:
+        old = finished_game([alice, bob])
+    assert offer_reads(ending) == 0
+    ended = json.loads(updates[-1]["frames"][str(bob.pk)])["state"]
+    assert ended["status"] == "FINISHED"
+    assert ended["rematch"]["accepted"] == [] and ended["rematch"]["game"] is None
+    for person, accepted in ((alice, [alice.pk]), (bob, sorted([alice.pk, bob.pk]))):
+        with CaptureQueriesContext(connection) as answering:
+            offer = rematch_answer(game_id=old.pk, user=person)
+        assert offer_reads(answering) == 1  # the answer's own, under the game's lock
+        for seated in (alice, bob):
+            shown = json.loads(updates[-1]["frames"][str(seated.pk)])["state"]["rematch"]
+            assert shown["accepted"] == accepted
+            assert shown["game"] == offer.new_game_id
+    assert Game.objects.get(pk=offer.new_game_id).is_playing
 
 
 # ---------------------------------------------------------------------------- solo games

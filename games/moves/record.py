@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from games import broadcast, turns
+from games import broadcast, selectors, turns
 from games.models import Event, Game, Move, Seat
 from games.moves import sql
 from games.moves.base import (
@@ -66,7 +66,9 @@ def record(
     if was_playing and finished:
         game_finished.send(sender=Game, game=game, results=engine.results(state), seats=seats)
     if not fresh:
-        after_commit(lambda: broadcast.game_changed(game, state, events, seats))
+        # A game that ends in this change has no offer to play it again yet.
+        offer = None if was_playing and finished else selectors.UNREAD
+        after_commit(lambda: broadcast.game_changed(game, state, events, seats, offer))
     if was_playing != game.is_playing:
         lobby_changed(game, [seat.user_id for seat in seats])
     if game.is_playing and any(seat.computer_plays for seat in seats):

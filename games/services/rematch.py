@@ -79,7 +79,7 @@ def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
         sql.update(rematch, ["answers", "new_game", "updated"])
     sql.insert([Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events])
     seats = checked.seats
-    after_commit(lambda: broadcast.game_changed(game, None, events, seats))
+    after_commit(lambda: broadcast.game_changed(game, None, events, seats, rematch))
     return rematch
 
 
