@@ -19,6 +19,7 @@ from datetime import datetime
 
 import pytest
 
+from games.broadcast import game_group
 from tests.real_server import PrivateRedis, Server, _is_postgres, server_database
 from tests.test_real_server import GameSocket, Table, guest, started_game
 
@@ -33,6 +34,7 @@ TEST_TIMEOUT = 120  # seconds for the whole test; 20-40 on a busy machine
 # The last move waits for the strong bot's score (T4.3), worked out in a process of the
 # server's own that may still be starting on a busy machine.
 ROAD300_MOVE_TIMEOUT = 40
+DEPARTURE_TIMEOUT = 10  # seconds for a closed socket's departure to be told
 RETURN_SECONDS = 5  # after Redis is back, lost updates and new moves arrive within this
 # Lines of a server's log that show a failure the outage must not cause once Redis is back.
 FAILURES_AFTER_RETURN = (
@@ -73,7 +75,8 @@ def logged_since(server: Server, moment: datetime) -> str:
 
 async def play_road300_to_its_end(server: Server, player) -> dict:
     """A Road to 300 game, created and played to its end over its socket (T4.3: its
-    results hold the strong bot's score)."""
+    results hold the strong bot's score); returned once its socket has closed and the
+    server has told the player's departure (with Redis away, to its own sockets only)."""
     body = {"kind": "road300", "name": "Solo in the outage"}
     status, game = await asyncio.to_thread(server.post, "/api/games/", body, player.token)
     assert status == 201, game
@@ -93,6 +96,13 @@ async def play_road300_to_its_end(server: Server, player) -> dict:
         raise AssertionError("the Road to 300 game did not end")
     finally:
         await socket.close()
+        # Told while Redis is away, not as it comes back: a send still on its way then may
+        # fail after the return, and what follows the return is this test's question.
+        told = f"{game_group(game['id'])} heard only in this process"
+        deadline = time.monotonic() + DEPARTURE_TIMEOUT
+        while told not in server.log():
+            assert time.monotonic() < deadline, f"no departure told: {server.log()[-2000:]}"
+            await asyncio.sleep(0.05)
 
 
 async def test_the_site_plays_on_while_redis_is_down_and_catches_up_when_it_is_back(
