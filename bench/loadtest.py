@@ -240,9 +240,7 @@ class Table:
         on the finished game's socket, one after the other. The new game's id, once every
         player's ``STATE`` names it (its sockets are not open yet)."""
         for player in self.players:
-            self.refs += 1
-            ref = f"r{self.refs}"
-            answer = player.pending[ref] = asyncio.get_running_loop().create_future()
+            ref, answer = self.expect_answer(player)
             await player.socket.send(json.dumps({"type": "REMATCH", "accept": True, "ref": ref}))
             reply = await asyncio.wait_for(answer, 10)
             if reply["type"] != "ACK":
@@ -302,6 +300,17 @@ class Table:
                 if future is not None and not future.done():
                     future.set_result(message)
 
+    def random_move(self, player: Player) -> dict:
+        """A random one of ``player``'s legal moves other than ``VOTE_END``."""
+        return self.rng.choice([m for m in player.state["legal"] if m["type"] != "VOTE_END"])
+
+    def expect_answer(self, player: Player) -> tuple[str, asyncio.Future]:
+        """A new ``ref`` for ``player``'s next message, and the future of its answer."""
+        self.refs += 1
+        ref = f"r{self.refs}"
+        answer = player.pending[ref] = asyncio.get_running_loop().create_future()
+        return ref, answer
+
     def mover(self) -> Player | None:
         state = self.players[0].state
         if state["status"] == "FINISHED":
@@ -341,12 +350,8 @@ class Table:
                 continue
             if self.interval:
                 await self.pace()
-            legal = [m for m in player.state["legal"] if m["type"] != "VOTE_END"]
-            move = self.rng.choice(legal)
-            self.refs += 1
-            ref = f"r{self.refs}"
-            answer = asyncio.get_running_loop().create_future()
-            player.pending[ref] = answer
+            move = self.random_move(player)
+            ref, answer = self.expect_answer(player)
             started = time.perf_counter()
             await player.socket.send(json.dumps({**move, "ref": ref, "expect_seq": seq}))
             try:

@@ -204,12 +204,8 @@ async def move_once(table: Table, sent: dict[int, deque[float]]) -> bool:
         if table.players[0].state["status"] == "FINISHED":
             raise RuntimeError("the game is over already")
         await asyncio.sleep(0.01)  # a STATE is on its way
-    legal = [m for m in player.state["legal"] if m["type"] != "VOTE_END"]
-    move = table.rng.choice(legal)
-    table.refs += 1
-    ref = f"r{table.refs}"
-    answer = asyncio.get_running_loop().create_future()
-    player.pending[ref] = answer
+    move = table.random_move(player)
+    ref, answer = table.expect_answer(player)
     await within_flood_guard(sent.setdefault(id(player), deque()))
     await player.socket.send(json.dumps({**move, "ref": ref, "expect_seq": seq}))
     reply = await asyncio.wait_for(answer, 10)
