@@ -12,7 +12,8 @@ Fixtures:
   logged in as a new guest ``name`` when one is given (``new_page.guest(page)`` holds its
   ``token`` and ``user``). It watches the page: a Content-Security-Policy violation or an
   uncaught script error fails the test when it ends; console errors are kept in
-  ``new_page.watch(page).console_errors``.
+  ``new_page.watch(page).console_errors``. A failing test's report also carries the last
+  frames each page's sockets sent and received.
 * ``screenshot(page, name)``: saves ``artifacts/screenshots/<name>.png`` (not committed).
 """
 
@@ -22,11 +23,20 @@ import itertools
 import os
 import re
 import tempfile
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    ConsoleMessage,
+    Page,
+    Playwright,
+    WebSocket,
+    expect,
+    sync_playwright,
+)
 
 from tests.real_server import ROOT, Server, server_database
 
@@ -71,6 +81,8 @@ SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 ACTION_TIMEOUT_MS = 20_000
 expect.set_options(timeout=10_000)
 SERVER_LOG_CHARS = 6000
+SOCKET_FRAMES = 40  # the last frames of each page's sockets a failing test's report shows
+FRAME_CHARS = 300
 # The server makes a new guest for every logged-in page: more than the default rate allows.
 # Its computer players move after a short pause, whichever the channel layer (the default
 # pause with Redis is as long as a person's), so a game they play to its end takes seconds.
@@ -126,10 +138,17 @@ def _server_log_start(request):
 def pytest_runtest_makereport(item, call):
     """A failing browser test's report carries what the server logged while it ran."""
     report = yield
-    server = item.funcargs.get("live_server") if hasattr(item, "funcargs") else None
+    funcargs = getattr(item, "funcargs", {})
+    server = funcargs.get("live_server")
     if report.failed and isinstance(server, Server):
         logged = server.log()[getattr(item, "server_log_start", 0) :]
         report.sections.append(("server log", logged[-SERVER_LOG_CHARS:] or "(nothing)"))
+    if report.failed:
+        # The pages of ``new_page``, or of a fixture that keeps its own factory as ``pages``.
+        for value in funcargs.values():
+            pages = value if isinstance(value, PageFactory) else getattr(value, "pages", None)
+            if isinstance(pages, PageFactory):
+                report.sections.append(("the pages' sockets", pages.socket_log()))
     return report
 
 
@@ -158,6 +177,20 @@ class Watch:
     violations: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
+
+    # What the page's sockets sent (">") and received ("<"), the last SOCKET_FRAMES.
+    frames: deque[str] = field(default_factory=lambda: deque(maxlen=SOCKET_FRAMES))
+
+    def on_socket(self, socket: WebSocket) -> None:
+        path = socket.url.split("/", 3)[-1]
+
+        def note(direction: str, payload: str | bytes) -> None:
+            text = payload if isinstance(payload, str) else repr(payload)
+            self.frames.append(f"{direction} /{path} {text[:FRAME_CHARS]}")
+
+        socket.on("framesent", lambda payload: note(">", payload))
+        socket.on("framereceived", lambda payload: note("<", payload))
+        socket.on("close", lambda _: self.frames.append(f"closed /{path}"))
 
     def on_console(self, message: ConsoleMessage) -> None:
         if message.type != "error":
@@ -197,6 +230,7 @@ class PageFactory:
         watch = Watch()
         page.on("console", watch.on_console)
         page.on("pageerror", lambda error: watch.page_errors.append(str(error)))
+        page.on("websocket", watch.on_socket)
         self.watches[id(page)] = (page, watch)
         if name is not None:
             self.guests[id(page)] = login_as_guest(page, name)
@@ -215,6 +249,13 @@ class PageFactory:
             found += [f"{page.url}: CSP violation: {text}" for text in watch.violations]
             found += [f"{page.url}: uncaught error: {text}" for text in watch.page_errors]
         return found
+
+    def socket_log(self) -> str:
+        """Each page's last socket frames, for a failing test's report."""
+        parts = []
+        for page, watch in self.watches.values():
+            parts.append(f"{page.url}:\n" + ("\n".join(watch.frames) or "(no frame)"))
+        return "\n\n".join(parts) or "(no page)"
 
     def close(self) -> None:
         for page, _ in self.watches.values():
