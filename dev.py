@@ -112,8 +112,8 @@ def test(pytest_args: list[str]) -> int:
     else:
         # All but tests/e2e (addopts in pyproject.toml), in two processes, each test file in one
         # of them (its servers and fixtures are made once). The browser tests in one: in two
-        # (four browsers and servers in CI's two passes side by side) CI took 11 instead of 18
-        # minutes, but three runs in five failed on timing (README, "PostgreSQL and Redis").
+        # (four browsers and servers in CI's two passes side by side) CI was no faster, and
+        # three runs in five failed on timing (README, "PostgreSQL and Redis").
         suite = pytest("--durations=10", "-n", "2", "--dist", "loadfile")
         browser = pytest("--durations=10", "tests/e2e")
         code = suite or browser
