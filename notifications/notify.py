@@ -13,10 +13,12 @@ caused it.
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from django.db import connection, transaction
 
+from games import rows
 from games.models import Game
 from notifications.models import MailSettings, TurnMail
 
@@ -39,22 +41,21 @@ def _wanted(user_ids, kind: str) -> bool:
     """Whether one of ``user_ids`` has a confirmed address and ``kind`` mails on. One raw
     statement: the ORM's compiling of it cost more than the query, at every game's end."""
     ids = [int(user_id) for user_id in user_ids]
-    if not ids:
-        return False
+    return bool(ids) and bool(rows.fetch_rows(_wanted_sql(kind, len(ids)), ids))
+
+
+@functools.cache
+def _wanted_sql(kind: str, count: int) -> str:
     meta, quote = MailSettings._meta, connection.ops.quote_name
 
     def column(name: str) -> str:
         return quote(meta.get_field(name).column)
 
-    marks = ", ".join(["%s"] * len(ids))
-    sql = (
-        f"SELECT 1 FROM {quote(meta.db_table)} WHERE {column('user')} IN ({marks})"
-        f" AND {column('confirmed')} IS NOT NULL AND {column(kind)}"
-        f" AND {column('email')} <> '' LIMIT 1"
+    return (
+        f"SELECT 1 FROM {quote(meta.db_table)} WHERE {column('user')}"
+        f" IN ({', '.join(['%s'] * count)}) AND {column('confirmed')} IS NOT NULL"
+        f" AND {column(kind)} AND {column('email')} <> '' LIMIT 1"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, ids)
-        return cursor.fetchone() is not None
 
 
 def your_turn(game_id: int, user_id: int, *, seq: int | None = None) -> None:
