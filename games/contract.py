@@ -132,6 +132,19 @@ class BadOption(EngineError):
 # ---------------------------------------------------------------------------- shared by engines
 
 
+def plain_copy(value):
+    """A copy of JSON-like data (dicts, lists, scalars) that shares no dict or list with it.
+
+    What ``copy.deepcopy`` gives for such data, at a third of its cost: no memo, no dispatch
+    by type. A finished game's results are copied for every view and every stored state.
+    """
+    if type(value) is dict:
+        return {key: plain_copy(item) for key, item in value.items()}
+    if type(value) is list:
+        return [plain_copy(item) for item in value]
+    return value
+
+
 def dump_rng(rng: random.Random) -> list:
     """A generator's state as JSON-able data (``to_dict``); :func:`load_rng` restores it.
 

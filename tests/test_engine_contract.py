@@ -13,6 +13,8 @@ import json
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games import contract, registry
 from games.contract import PHASES, BadOption, EngineError
@@ -257,3 +259,50 @@ def test_a_stored_generator_goes_on_where_it_stopped_from_either_stored_form():
     for data in (stored, earlier):
         restored = contract.load_rng(json.loads(json.dumps(data)))
         assert [restored.random() for _ in range(5)] == expected
+
+
+def scribble(data) -> None:
+    """Change every dict and list inside ``data`` in place."""
+    if isinstance(data, dict):
+        for value in list(data.values()):
+            scribble(value)
+        data["scribbled"] = True
+    elif isinstance(data, list):
+        for value in data:
+            scribble(value)
+        data.append("scribbled")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_finished_games_views_stored_form_and_copy_share_nothing_with_its_state(kind):
+    # A finished game's views, its stored form and the state loaded from it are sent,
+    # stored and changed apart from the state they came from: changing them changes nothing.
+    engine = engine_of(kind)
+    state, _ = play(engine, 3, players_of(engine, engine.MIN_PLAYERS))
+    assert engine.is_over(state) and engine.results(state)
+    saved = stored(engine, state)
+    data = engine.to_dict(state)
+    loaded = engine.from_dict(json.loads(saved))
+    scribble(data)
+    for viewer in (None, *players_of(engine, engine.MIN_PLAYERS)):
+        scribble(engine.view(state, viewer))
+        scribble(engine.view(loaded, viewer))
+    assert stored(engine, state) == saved
+    assert stored(engine, loaded) == saved
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+        lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    )
+)
+def test_a_plain_copy_equals_a_deep_copy_and_shares_no_dict_or_list(data):
+    before = copy.deepcopy(data)
+    copied = contract.plain_copy(data)
+    assert copied == before
+    scribble(copied)
+    assert data == before
+    if isinstance(data, dict | list):
+        assert copied != data

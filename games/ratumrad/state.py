@@ -6,7 +6,6 @@ storage only, never a client); :func:`scramble` redraws what a seat may not know
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -140,7 +139,7 @@ def to_dict(state: GameState) -> dict:
         "passes_in_row": state.passes_in_row,
         "end_reason": state.end_reason,
         "seq": state.seq,
-        "results": copy.deepcopy(state.results),
+        "results": contract.plain_copy(state.results),
     }
 
 
@@ -178,7 +177,7 @@ def from_dict(data: dict, board: Board | None = None) -> GameState:
             Player(**{**p, **{name: list(p[name]) for name in player_lists}})
             for p in data["players"]
         ],
-        results=copy.deepcopy(data["results"]),
+        results=contract.plain_copy(data["results"]),
         **{name: list(data[name]) for name in piles},
         **{name: data[name] for name in scalars},
     )

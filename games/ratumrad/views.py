@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
+
+from games import contract
 
 from .legal import legal_moves
 from .paths import components, connected
@@ -64,5 +65,5 @@ def view(state: GameState, player_id: PlayerId | None = None) -> dict:
         data["legal"] = legal_moves(state, player.id)
     if state.status == FINISHED:
         data["end_reason"] = state.end_reason
-        data["results"] = copy.deepcopy(state.results)
+        data["results"] = contract.plain_copy(state.results)
     return data

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import copy
 import random
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from games.contract import BadOption, NotSeated, PlayerId, dump_rng, load_rng
+from games.contract import BadOption, NotSeated, PlayerId, dump_rng, load_rng, plain_copy
 
 from .board import Cell
 from .grids import CURRENT, GRIDS, Grid, check_grid
@@ -109,7 +108,7 @@ def is_over(state: GameState) -> bool:
 
 
 def results(state: GameState) -> list[dict]:
-    return copy.deepcopy(state.results) if state.results else []
+    return plain_copy(state.results) if state.results else []
 
 
 def _seat(state: GameState, player: PlayerId) -> None:
@@ -148,11 +147,11 @@ def to_dict(state: GameState) -> dict:
         "rolls": [list(roll) for roll in state.rolls],
         "failed_rolls": state.failed_rolls,
         "round": state.round,
-        "history": copy.deepcopy(state.history),
+        "history": plain_copy(state.history),
         "status": state.status,
         "end_reason": state.end_reason,
         "seq": state.seq,
-        "results": copy.deepcopy(state.results),
+        "results": plain_copy(state.results),
     }
 
 
@@ -174,11 +173,11 @@ def from_dict(data: dict) -> GameState:
         rolls=[tuple(roll) for roll in data["rolls"]],
         failed_rolls=data["failed_rolls"],
         round=data["round"],
-        history=copy.deepcopy(data["history"]),
+        history=plain_copy(data["history"]),
         status=data["status"],
         end_reason=data["end_reason"],
         seq=data["seq"],
-        results=copy.deepcopy(data["results"]),
+        results=plain_copy(data["results"]),
     )
 
 

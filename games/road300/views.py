@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from games.contract import PlayerId
+from games.contract import PlayerId, plain_copy
 
 from .legal import _message, blocked_mask, crossings, reachable, turns
 from .scoring import score
@@ -34,7 +33,7 @@ def view(state: GameState, player: PlayerId | None = None) -> dict:
         "round": state.round,
         "score": score(state),
         "reachable": [list(cell) for cell in reachable(state)],
-        "history": copy.deepcopy(state.history),
+        "history": plain_copy(state.history),
         "legal": [],
         "paths": [],
         "crossings": [],
