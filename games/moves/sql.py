@@ -302,6 +302,32 @@ def insert(instances: Sequence[Model], ignore_conflicts: bool = False) -> None:
     _write(_Write(sql, params, guarded_sql))
 
 
+def create(instances: Sequence[Model]) -> None:
+    """``bulk_create(instances)`` for new rows of one model, in one statement: each instance
+    gets its id, as it would from ``Model.objects.create``. Not inside a batch: the ids are
+    needed at once."""
+    if not instances:
+        return
+    if getattr(_pending, "writes", None) is not None:
+        raise RuntimeError("rows whose ids are needed cannot wait for a batch")
+    db = _db()
+    model = type(instances[0])
+    sql, _, columns = _insert_sql(model, len(instances), db.vendor)
+    params = [
+        field.get_db_prep_save(field.pre_save(instance, True), db)
+        for instance in instances
+        for field in columns
+    ]
+    # The rows come back in the order of the VALUES list (as Django's bulk_create relies on
+    # for PostgreSQL and SQLite alike).
+    with db.cursor() as cursor:
+        cursor.execute(f"{sql} RETURNING {db.ops.quote_name(model._meta.pk.column)}", params)
+        ids = [row[0] for row in cursor.fetchall()]
+    for instance, pk in zip(instances, ids, strict=True):
+        instance.pk = pk
+        instance._state.adding, instance._state.db = False, db.alias
+
+
 def update_where(model: type[Model], values: dict[str, Any], where: dict[str, Any]) -> None:
     """``model.objects.filter(**where).update(**values)``, with column names (``game_id``):
     ``where`` holds a value a column equals, or under ``<name>__in`` a list it is in."""

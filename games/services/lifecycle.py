@@ -21,6 +21,7 @@ from games.errors import (
 )
 from games.limits import RateLimit
 from games.models import Event, Game, Seat
+from games.moves import sql
 from games.moves.base import (
     after_commit,
     kind_of,
@@ -160,7 +161,7 @@ def _turn_seconds(pace: object, turn_seconds: object, private: object) -> int | 
 
 def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
     """Create the game with ``user`` in its first seat; a solo game is dealt at once."""
-    game = Game.objects.create(
+    game = Game(
         name=new.name,
         kind=new.kind.key,
         options=new.options,
@@ -171,11 +172,11 @@ def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
         turn_seconds=new.turn_seconds,
         pace=new.pace,
     )
-    seats = [Seat.objects.create(game=game, user=user)]
+    sql.create([game])
+    seats = [Seat(game=game, user=user)]
     for bot_user in bot_users(new.bots, exclude={user.pk}):
-        seats.append(
-            Seat.objects.create(game=game, user=bot_user, is_bot=True, bot=new.kind.default_bot)
-        )
+        seats.append(Seat(game=game, user=bot_user, is_bot=True, bot=new.kind.default_bot))
+    sql.create(seats)  # one statement for them all, in the order of their seats
     game.seat_count = len(seats)  # as the lobby's queries annotate it (``game_summary``)
     if new.kind.solo:
         do_game_start(game=game, seats=seats, fresh=True)
@@ -286,9 +287,10 @@ def check_game_join(*, game_id: int, user: AbstractBaseUser) -> tuple[Game, list
 def do_game_join(*, game: Game, user: AbstractBaseUser, seats: list[Seat] | None = None) -> Seat:
     """``user`` takes a seat. ``seats``: the game's seats before, if read already (then who
     sits in it is not read again)."""
-    seat = Seat.objects.create(game=game, user=user)
+    seat = Seat(game=game, user=user)
+    sql.create([seat])
     events = [{"kind": "joined", "player": user.pk}]
-    Event.objects.create(game=game, seq=game.seq, kind="joined", data=events[0])
+    sql.insert([Event(game=game, seq=game.seq, kind="joined", data=events[0])])
     after_commit(lambda: broadcast.game_changed(game, None, events))
     if seats is None:
         lobby_changed(game)

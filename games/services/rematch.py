@@ -90,7 +90,7 @@ def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
     creator = game.creator_id
     if creator not in {seat.user_id for seat in people}:
         creator = people[0].user_id
-    new = Game.objects.create(
+    new = Game(
         name=game.name,
         kind=game.kind,
         options=game.options,
@@ -101,6 +101,7 @@ def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
         turn_seconds=game.turn_seconds,
         pace=game.pace,
     )
+    sql.create([new])
     gone = [seat for seat in seats if seat.left and not seat.is_bot]
     stand_ins = iter(bot_users(len(gone), exclude={seat.user_id for seat in seats}))
     new_seats = []
@@ -109,7 +110,7 @@ def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
         if seat in gone:
             user_id, is_bot, bot = next(stand_ins).pk, True, game_kind.default_bot
         new_seats.append(Seat(game=new, user_id=user_id, is_bot=is_bot, bot=bot))
-    Seat.objects.bulk_create(new_seats)  # one statement; the rows' ids come back
+    sql.create(new_seats)  # one statement; the rows' ids come back
     do_game_start(game=new, seats=new_seats, fresh=True)
     return new
 
