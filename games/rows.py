@@ -90,6 +90,22 @@ def lock(model: type[M], pk: Any) -> M | None:
 VERSION = "xmin::text"  # a row's version on PostgreSQL (a guarded write's): ``alias.VERSION``
 
 
+@functools.cache
+def _version_sql(model: type[Model]) -> str:
+    meta, quote = model._meta, _db().ops.quote_name
+    return (
+        f"SELECT row.{VERSION} FROM {quote(meta.db_table)} row"
+        f" WHERE row.{quote(meta.pk.column)} = %s FOR UPDATE"
+    )
+
+
+def lock_version(model: type[Model], pk: Any) -> str | None:
+    """The version of ``model``'s row ``pk`` (PostgreSQL), locked until the transaction ends;
+    None if there is no such row."""
+    found = fetch_rows(_version_sql(model), [pk])
+    return found[0][0] if found else None
+
+
 Converter = Callable[[Any, Any], Any]  # (database value, connection) -> Python value
 
 

@@ -105,9 +105,9 @@ def watch(monkeypatch, seen: PathSeen) -> None:
             # The thread's own connection, closed at teardown.
             seen.worker_connections[threading.get_ident()] = connections["default"]
 
-    def locked(args, move):
+    def locked(args, move, ahead=None):
         seen.saw("move_locked")
-        return move_locked(args, move)
+        return move_locked(args, move, ahead)
 
     def where() -> str:
         """Where this thread is: a worker thread of the moves, the event loop, or another

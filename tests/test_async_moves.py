@@ -14,7 +14,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.db import connection
 
-from games import errors
+from games import errors, registry
 from games.models import Game, Move, Seat
 from games.moves import on_loop, play
 from games.moves.base import load_state
@@ -82,7 +82,7 @@ async def test_a_whole_game_is_played_on_the_event_loop_but_its_last_move(people
         result = await on_loop.move_apply(
             game_id=game.pk, user=users[mover], move=move, expect_seq=state.seq
         )
-        if result is None:
+        if isinstance(result, play.Ahead):  # it ends the game: made under the lock
             break
         # Two statements a move: the read, and the guarded write.
         assert sent == ["SELECT", "WITH"]
@@ -91,12 +91,21 @@ async def test_a_whole_game_is_played_on_the_event_loop_but_its_last_move(people
     else:
         pytest.fail("the game did not end")
     # The move that ends the game is scored under the lock, on the thread's way: nothing of
-    # it was written here.
+    # it was written here. There it is taken as the event loop applied it (``ahead``).
     after, still = await game_now(game.pk)
     assert still.seq == state.seq and after.status != Game.Status.FINISHED
+    assert result.checked.seat.user_id == mover and result.state.status == engine.FINISHED
+    applied = []
+    monkeypatch.setattr(registry.get("ratumrad").engine, "apply", applied.append)
     await sync_to_async(play.move_apply)(
-        game_id=game.pk, user=users[mover], move=move, expect_seq=state.seq
+        game_id=game.pk,
+        user=users[mover],
+        move=move,
+        expect_seq=state.seq,
+        guarded=False,
+        ahead=result,
     )
+    assert applied == []  # not applied again
     finished, _ = await game_now(game.pk)
     assert finished.status == Game.Status.FINISHED
 

@@ -6,13 +6,15 @@ is lost, nothing is doubled, and no one's change is written over."""
 from __future__ import annotations
 
 import contextlib
+import copy
+import random
 import threading
 
 import pytest
 from django.db import connection, connections
 from django.utils import timezone
 
-from games import bots, selectors
+from games import bots, registry, selectors
 from games.models import Event, Game, Move, Seat
 from games.moves import play, sql
 from games.moves.base import load_state
@@ -20,6 +22,7 @@ from games.ratumrad import engine
 from games.services.admin import game_end_now
 from games.services.lifecycle import game_create, game_join, game_start
 from games.services.seats import game_leave, seat_take_back, turn_expire
+from rankings.models import RatingChange
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),  # each change commits, as on the site
@@ -237,3 +240,76 @@ def test_every_change_of_a_seat_of_a_game_being_played_writes_the_game_row(peopl
         assert after[0] != before[0], name  # and so did the game row's version
     assert Game.objects.get(pk=game.pk).status == Game.Status.ABORTED  # the last one left
     assert Game.objects.get(pk=ended.pk).status == Game.Status.FINISHED
+
+
+def to_the_last_move(game: Game, people) -> tuple:
+    """Random moves until the next one ends the game: its mover and that move."""
+    users = {person.pk: person for person in people}
+    rng = random.Random(5)
+    for _ in range(1000):
+        state = load_state(Game.objects.get(pk=game.pk))
+        mover = rng.choice([p.id for p in state.players if engine.turn_moves(state, p.id)])
+        move = rng.choice(engine.turn_moves(state, mover))
+        after, _ = engine.apply(copy.deepcopy(state), mover, move)
+        if after.status == engine.FINISHED:
+            return users[mover], move
+        play.move_apply(game_id=game.pk, user=users[mover], move=move)
+    pytest.fail("the game did not end")
+
+
+@pytest.fixture
+def applied(monkeypatch) -> list[int]:
+    """The users whose moves the engine applied, one entry each time."""
+    kind = registry.get("ratumrad").engine
+    calls: list[int] = []
+    apply = kind.apply
+
+    def counted(state, player, move):
+        calls.append(player)
+        return apply(state, player, move)
+
+    monkeypatch.setattr(kind, "apply", counted)
+    return calls
+
+
+def test_the_move_that_ends_a_game_is_applied_once_if_nothing_changed_before_the_lock(
+    people, applied
+):
+    game = dealt_game(people)
+    mover, move = to_the_last_move(game, people)
+    applied.clear()
+    result = play.move_apply(game_id=game.pk, user=mover, move=move)
+    # Tried without the lock, found to end the game, and taken as it was under the lock.
+    assert applied == [mover.pk]
+    ended = Game.objects.get(pk=game.pk)
+    assert ended.status == Game.Status.FINISHED and ended.seq == result.seq
+    assert Move.objects.filter(game=game, seq=result.seq).count() == 1
+    assert RatingChange.objects.filter(game=game).count() == 2
+
+
+def test_a_change_before_the_lock_makes_the_move_that_ends_a_game_read_and_applied_again(
+    people, applied, monkeypatch
+):
+    game = dealt_game(people)
+    mover, move = to_the_last_move(game, people)
+    applied.clear()
+    move_locked = play.move_locked
+
+    def renamed_first(args, move, ahead=None):
+        # Another change commits between the try and the lock (from a connection of its own).
+        def rename() -> None:
+            Game.objects.filter(pk=game.pk).update(name="Birsig am Ende")
+            connections.close_all()  # this thread's connection
+
+        renaming = threading.Thread(target=rename)
+        renaming.start()
+        renaming.join()
+        return move_locked(args, move, ahead)
+
+    monkeypatch.setattr(play, "move_locked", renamed_first)
+    result = play.move_apply(game_id=game.pk, user=mover, move=move)
+    assert applied == [mover.pk, mover.pk]  # the try, then again on the locked read
+    ended = Game.objects.get(pk=game.pk)
+    assert ended.status == Game.Status.FINISHED and ended.seq == result.seq
+    assert ended.name == "Birsig am Ende"  # not written over by the move
+    assert RatingChange.objects.filter(game=game).count() == 2

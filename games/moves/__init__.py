@@ -25,10 +25,13 @@ A move is checked and applied the same way on every path (``play.check_move``,
 its writes caught as one guarded statement, its callbacks kept) and ``play.Tries`` (one retry
 policy: at most ``UNLOCKED_TRIES`` tries, each on a fresh read if another change came first;
 a move that ends the game, or that lost every try, is made under the lock), and both run the
-callbacks with ``play.run_after_write``. The statements are written by ``sql`` (the move's SQL
-layer, from the models' metadata); a guarded statement writes only if the game row is still
-the version read (``xmin``), so a change of the game or of its seats between a move's read and
-its write makes the move try again.
+callbacks with ``play.run_after_write``. A move that ends the game is not applied twice: (1)
+takes the try's check and the engine's answer (``play.Ahead``) if the locked game row is still
+the version that try read, and reads and applies the move again only if it is not. The
+statements are written by ``sql`` (the move's SQL layer, from the models' metadata); a
+guarded statement writes only if the game row is still the version read (``xmin``), so a
+change of the game or of its seats between a move's read and its write makes the move try
+again.
 
 The kinds' glue writes through ``sql`` too, never the ORM (``games.kinds`` states the two
 write rules): only then can a move's writes be caught for one statement.

@@ -124,9 +124,10 @@ async def _fetch(connection, statement: str, params: list) -> list[tuple]:
 
 async def move_apply(
     *, game_id: int, user, move: dict, expect_seq: int | None = None, by_bot: bool = False
-) -> play.MoveResult | None:
-    """``play.move_apply`` on the event loop; None if the move must be made under the lock
-    (it raises what that raises: a refusal, a missing game, ``DatabaseError``)."""
+) -> play.MoveResult | play.Ahead | None:
+    """``play.move_apply`` on the event loop; else the move must be made under the lock:
+    ``play.Ahead`` if it ends the game (as tried here), None if it lost every try. It raises
+    what that raises: a refusal, a missing game, ``DatabaseError``."""
     move = play.move_body(move)
     game_id = valid_game_id(game_id)
     args = {"game_id": game_id, "user": user, "expect_seq": expect_seq, "by_bot": by_bot}
@@ -146,7 +147,7 @@ async def move_apply(
         except psycopg.Error as error:
             raise DatabaseError(str(error)) from error
         found = None
-    return None
+    return tries.ahead
 
 
 async def _try(

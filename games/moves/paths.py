@@ -59,8 +59,9 @@ async def apply_move(**kwargs) -> play.MoveResult:
         return await database_sync_to_async(play.move_apply)(**kwargs)
     if settings.MOVES_ON_EVENT_LOOP:
         result = await on_loop.move_apply(**kwargs)
-        if result is not None:
+        if isinstance(result, play.MoveResult):
             return result
-        kwargs = {**kwargs, "guarded": False}  # the same retry policy: it has had its tries
+        # The same retry policy: it has had its tries (and the one that ended the game).
+        kwargs = {**kwargs, "guarded": False, "ahead": result}
     running = asyncio.get_running_loop()
     return await running.run_in_executor(_move_threads, _with_connection, kwargs)

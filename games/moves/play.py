@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import selectors, turns
+from games import rows, selectors, turns
 from games.contract import EngineError
 from games.errors import Conflict, ServiceError, Stale
 from games.models import Game, Seat
@@ -51,8 +51,23 @@ class MoveCheck:
     locked: bool = True
 
 
+@dataclass(frozen=True)
+class Ahead:
+    """A move that ends the game as tried on a read without a lock: its check on that read,
+    and the state and events the engine gave. Under the lock it is taken as it is if the
+    game's row is still the version read (``move_locked``), instead of read and applied again."""
+
+    checked: MoveCheck
+    state: object
+    events: list[dict]
+
+
 class NeedsLock(Exception):
     """A move read without a lock turned out to end the game: it is made under the lock."""
+
+    def __init__(self, ahead: Ahead):
+        super().__init__("the move ends the game")
+        self.ahead = ahead
 
 
 class Tries:
@@ -62,6 +77,7 @@ class Tries:
 
     def __init__(self) -> None:
         self.left = UNLOCKED_TRIES
+        self.ahead: Ahead | None = None  # the last try, if it ended the game
 
     def __bool__(self) -> bool:
         return self.left > 0
@@ -69,6 +85,7 @@ class Tries:
     def failed(self, error: sql.Changed | NeedsLock) -> None:
         """Count a try that wrote nothing: after ``NeedsLock`` no other try is made."""
         self.left = 0 if isinstance(error, NeedsLock) else self.left - 1
+        self.ahead = error.ahead if isinstance(error, NeedsLock) else None
 
 
 def check_move(
@@ -105,7 +122,7 @@ def check_move(
 
 def do_move(*, checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: bool) -> list:
     """The engine applies the move (its refusal changes nothing); the change is recorded."""
-    game, seat = checked.game, checked.seat
+    game = checked.game
     state = load_state(game)
     try:
         state, events = kind_of(game).engine.apply(state, user.pk, move)
@@ -113,7 +130,14 @@ def do_move(*, checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: b
         raise ServiceError.from_engine(error) from error
     if not checked.locked and kind_of(game).engine.is_over(state):
         # The end is scored (ratings, achievements) with the ORM, under the lock.
-        raise NeedsLock
+        raise NeedsLock(Ahead(checked, state, events))
+    return _record_move(checked, user, move, by_bot, state, events)
+
+
+def _record_move(
+    checked: MoveCheck, user: AbstractBaseUser, move: dict, by_bot: bool, state, events: list
+) -> list:
+    game, seat = checked.game, checked.seat
     if not by_bot:
         moved_in_time(game, seat)
     if seat.autopilot and not by_bot:
@@ -138,13 +162,14 @@ def move_apply(
     expect_seq: int | None = None,
     by_bot: bool = False,
     guarded: bool = True,
+    ahead: Ahead | None = None,
 ) -> MoveResult:
     """Apply one protocol move for ``user``; raises ServiceError (nothing changed) if refused.
 
     ``by_bot``: the bot driver moves for the seat. A person's own move takes their seat back
     from the autopilot; the driver's move for a seat its person has taken back is ``stale``.
     ``guarded``: first try guarded writes where the database can (PostgreSQL); false when the
-    event loop's path has tried them already.
+    event loop's path has tried them already (``ahead``: its try, if it ended the game).
     """
     move = move_body(move)
     args = {"game_id": game_id, "user": user, "expect_seq": expect_seq, "by_bot": by_bot}
@@ -159,15 +184,33 @@ def move_apply(
             continue
         run_after_write(prepared.callbacks)
         return prepared.result
-    return move_locked(args, move)
+    return move_locked(args, move, tries.ahead if tries is not None else ahead)
 
 
-def move_locked(args: dict, move: dict) -> MoveResult:
-    """The move in a transaction that holds the game row's lock from the read to the commit."""
+def move_locked(args: dict, move: dict, ahead: Ahead | None = None) -> MoveResult:
+    """The move in a transaction that holds the game row's lock from the read to the commit.
+    ``ahead``: the move as tried without the lock, taken as it is if the game is unchanged."""
+    user, by_bot = args["user"], args["by_bot"]
     with transaction.atomic(durable=True):
-        checked = check_move(**args)
-        events = do_move(checked=checked, user=args["user"], move=move, by_bot=args["by_bot"])
+        checked = _unchanged(ahead)
+        if checked is not None:
+            events = _record_move(checked, user, move, by_bot, ahead.state, ahead.events)
+        else:
+            checked = check_move(**args)
+            events = do_move(checked=checked, user=user, move=move, by_bot=by_bot)
     return MoveResult(seq=checked.game.seq, events=events)
+
+
+def _unchanged(ahead: Ahead | None) -> MoveCheck | None:
+    """``ahead``'s check, its game now locked, if the game's row is still the version it was
+    read at: every change of a game being played writes its row (``prepare_guarded``), so
+    the read, its check and the engine's answer on it all hold. Else None."""
+    if ahead is None:
+        return None
+    game = ahead.checked.game
+    if rows.lock_version(Game, game.pk) != game._row_version:
+        return None
+    return replace(ahead.checked, locked=True)
 
 
 @dataclass(frozen=True)
