@@ -10,6 +10,7 @@ import copy
 import random
 import threading
 
+import psycopg
 import pytest
 from django.db import connection, connections
 from django.utils import timezone
@@ -203,6 +204,30 @@ def test_the_write_statement_is_sent_with_postgresqls_own_numbered_placeholders(
         "UPDATE t SET a = $1, b = $2 WHERE id = $3 AND EXISTS (SELECT 1 FROM guard)"
     )
     assert sql.numbered(statement) is sql.numbered(statement)
+
+
+def test_every_write_of_the_move_that_ends_a_game_is_sent_with_numbered_placeholders(
+    people, monkeypatch
+):
+    # Its batches (the state, the seats, the log, the ratings) are longer than psycopg keeps
+    # its own conversion for: each would be parsed again at every game's end.
+    game = dealt_game(people)
+    mover, move = to_the_last_move(game, people)
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def recorded(cursor, query, params=None, **kwargs):
+        sent.append(str(query))
+        return execute(cursor, query, params, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", recorded)
+    play.move_apply(game_id=game.pk, user=mover, move=move)
+    writes = [query for query in sent if query.split(None, 1)[0].upper() in WRITES]
+    assert len(writes) >= 3, sent  # the move's batch, the ratings', the achievements'
+    assert [query for query in writes if "%s" in query] == []
+
+
+WRITES = {"INSERT", "UPDATE", "DELETE", "WITH"}
 
 
 def seat_rows(game_id: int) -> list[dict]:

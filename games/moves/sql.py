@@ -135,15 +135,22 @@ def _write(write: _Write) -> None:
     if writes is not None:
         writes.append(write)
         return
-    with _db().cursor() as cursor:
+    with _cursor() as cursor:
         cursor.execute(write.sql, write.params)
+
+
+def _cursor():
+    """A cursor for these statements: on PostgreSQL one that sends them with numbered
+    placeholders (``numbered``), as a batch of a move's writes is longer than psycopg keeps
+    its own conversion for."""
+    return _numbered_cursor() if _db().vendor == "postgresql" else _db().cursor()
 
 
 def _execute_all(writes: list[_Write]) -> None:
     db = _db()
     if not writes:
         return
-    with db.cursor() as cursor:
+    with _cursor() as cursor:
         if db.vendor != "postgresql" or len(writes) == 1:
             for write in writes:
                 cursor.execute(write.sql, write.params)
@@ -320,7 +327,7 @@ def create(instances: Sequence[Model]) -> None:
     ]
     # The rows come back in the order of the VALUES list (as Django's bulk_create relies on
     # for PostgreSQL and SQLite alike).
-    with db.cursor() as cursor:
+    with _cursor() as cursor:
         cursor.execute(f"{sql} RETURNING {db.ops.quote_name(model._meta.pk.column)}", params)
         ids = [row[0] for row in cursor.fetchall()]
     for instance, pk in zip(instances, ids, strict=True):
