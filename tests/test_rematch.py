@@ -295,6 +295,21 @@ def test_the_end_and_each_answer_are_broadcast_with_the_offer_as_committed_witho
     assert Game.objects.get(pk=offer.new_game_id).is_playing
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="one statement on PostgreSQL")
+def test_each_answer_writes_its_offer_with_its_log_entries_in_one_statement(people):
+    alice, bob = people["alice"], people["bob"]
+    old = finished_game([alice, bob])
+    offer_writes = re.compile(rf'\b(INSERT INTO|UPDATE)\s+"?{Rematch._meta.db_table}\b', re.I)
+    for person in (alice, bob):  # the first answer makes the offer's row, the second updates it
+        with CaptureQueriesContext(connection) as answering:
+            rematch_answer(game_id=old.pk, user=person)
+        writes = [q["sql"] for q in answering.captured_queries if offer_writes.search(q["sql"])]
+        assert len(writes) == 1, writes
+        assert f"INSERT INTO {connection.ops.quote_name(Event._meta.db_table)}" in writes[0]
+    assert Event.objects.filter(game=old, kind="rematch").count() == 2
+    assert Rematch.objects.get(game=old).answers == {str(alice.pk): True, str(bob.pk): True}
+
+
 # ---------------------------------------------------------------------------- solo games
 
 

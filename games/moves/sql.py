@@ -280,7 +280,9 @@ def _insert_sql(model: type[Model], count: int, vendor: str) -> tuple[str, str, 
     """The statement, its guarded form (PostgreSQL), and the columns it fills."""
     db = _db()
     meta, quote = model._meta, db.ops.quote_name
-    columns = [field for field in meta.concrete_fields if not field.primary_key]
+    # Every column but an id the database numbers (a key that is another row's, as an offer
+    # to play a game again has its game's, is written).
+    columns = [field for field in meta.concrete_fields if field is not meta.auto_field]
     row = "(" + ", ".join(["%s"] * len(columns)) + ")"
     names = ", ".join(quote(field.column) for field in columns)
     start = f"INSERT INTO {quote(meta.db_table)} ({names})"

@@ -73,11 +73,15 @@ def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
     if all(rematch.answers.get(str(seat.user_id)) is True for seat in people):
         rematch.new_game = _deal_again(game, checked.seats, people)
         events.append({"kind": "rematch_started", "player": None, "game": rematch.new_game_id})
-    if rematch._state.adding:
-        rematch.save(force_insert=True)  # one INSERT, without an UPDATE tried first
-    else:
-        sql.update(rematch, ["answers", "new_game", "updated"])
-    sql.insert([Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events])
+    with sql.batch():  # one statement on PostgreSQL
+        if rematch._state.adding:
+            sql.insert([rematch])
+            rematch._state.adding = False
+        else:
+            sql.update(rematch, ["answers", "new_game", "updated"])
+        sql.insert(
+            [Event(game=game, seq=game.seq, kind=event["kind"], data=event) for event in events]
+        )
     seats = checked.seats
     after_commit(lambda: broadcast.game_changed(game, None, events, seats, rematch))
     return rematch
