@@ -55,7 +55,7 @@ STEPS = (
     ("games.selectors", "finished_extras"),
     ("games.selectors", "game_view"),
     ("games.services.rematch", "check_rematch_answer"),
-    ("games.services.rematch", "_deal_again"),
+    ("games.services.rematch", "_seat_again"),
     ("games.services.lifecycle", "record"),
 )
 

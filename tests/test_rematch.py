@@ -296,7 +296,7 @@ def test_the_end_and_each_answer_are_broadcast_with_the_offer_as_committed_witho
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="one statement on PostgreSQL")
-def test_each_answer_writes_its_offer_with_its_log_entries_in_one_statement(people):
+def test_each_answer_writes_its_offer_its_log_entries_and_any_deal_in_one_statement(people):
     alice, bob = people["alice"], people["bob"]
     old = finished_game([alice, bob])
     offer_writes = re.compile(rf'\b(INSERT INTO|UPDATE)\s+"?{Rematch._meta.db_table}\b', re.I)
@@ -306,8 +306,12 @@ def test_each_answer_writes_its_offer_with_its_log_entries_in_one_statement(peop
         writes = [q["sql"] for q in answering.captured_queries if offer_writes.search(q["sql"])]
         assert len(writes) == 1, writes
         assert f"INSERT INTO {connection.ops.quote_name(Event._meta.db_table)}" in writes[0]
+    # The last answer's statement also deals the new game (its state, seats and log).
+    assert f"UPDATE {connection.ops.quote_name(Game._meta.db_table)}" in writes[0]
     assert Event.objects.filter(game=old, kind="rematch").count() == 2
-    assert Rematch.objects.get(game=old).answers == {str(alice.pk): True, str(bob.pk): True}
+    offer = Rematch.objects.get(game=old)
+    assert offer.answers == {str(alice.pk): True, str(bob.pk): True}
+    assert offer.new_game.is_playing and offer.new_game.state is not None
 
 
 # ---------------------------------------------------------------------------- solo games

@@ -70,10 +70,14 @@ def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
     rematch.answers[key] = checked.accept
     events = [{"kind": "rematch", "player": checked.user_id, "accept": checked.accept}]
     people = rematch_people(checked.seats)
+    new = None
     if all(rematch.answers.get(str(seat.user_id)) is True for seat in people):
-        rematch.new_game = _deal_again(game, checked.seats, people)
-        events.append({"kind": "rematch_started", "player": None, "game": rematch.new_game_id})
-    with sql.batch():  # one statement on PostgreSQL
+        new, new_seats = _seat_again(game, checked.seats, people)  # their ids are needed now
+        rematch.new_game = new
+        events.append({"kind": "rematch_started", "player": None, "game": new.pk})
+    with sql.batch():  # one statement on PostgreSQL, the new game's deal included
+        if new is not None:
+            do_game_start(game=new, seats=new_seats, fresh=True)
         if rematch._state.adding:
             sql.insert([rematch])
             rematch._state.adding = False
@@ -87,9 +91,9 @@ def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
     return rematch
 
 
-def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
-    """The same game again: its name, options, timer and privacy, its people and computer
-    players in the same seats (a computer player in the seat of whoever left), dealt."""
+def _seat_again(game: Game, seats: list[Seat], people: list[Seat]) -> tuple[Game, list[Seat]]:
+    """The same game again, not dealt yet: its name, options, timer and privacy, its people
+    and computer players in the same seats (a computer player in the seat of whoever left)."""
     game_kind = kind_of(game)
     creator = game.creator_id
     if creator not in {seat.user_id for seat in people}:
@@ -115,8 +119,7 @@ def _deal_again(game: Game, seats: list[Seat], people: list[Seat]) -> Game:
             user_id, is_bot, bot = next(stand_ins).pk, True, game_kind.default_bot
         new_seats.append(Seat(game=new, user_id=user_id, is_bot=is_bot, bot=bot))
     sql.create(new_seats)  # one statement; the rows' ids come back
-    do_game_start(game=new, seats=new_seats, fresh=True)
-    return new
+    return new, new_seats
 
 
 def rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object = True) -> Rematch:
