@@ -303,12 +303,16 @@ def insert(instances: Sequence[Model], ignore_conflicts: bool = False) -> None:
     sql, guarded_sql, columns = _insert_sql(type(instances[0]), len(instances), db.vendor)
     if ignore_conflicts:
         sql, guarded_sql = f"{sql} ON CONFLICT DO NOTHING", f"{guarded_sql} ON CONFLICT DO NOTHING"
-    params = [
+    _write(_Write(sql, _insert_params(instances, columns, db), guarded_sql))
+
+
+def _insert_params(instances: Sequence[Model], columns: list, db) -> list:
+    """The values of new rows, each field's as it prepares it (``auto_now_add`` included)."""
+    return [
         field.get_db_prep_save(field.pre_save(instance, True), db)
         for instance in instances
         for field in columns
     ]
-    _write(_Write(sql, params, guarded_sql))
 
 
 def create(instances: Sequence[Model]) -> None:
@@ -322,11 +326,7 @@ def create(instances: Sequence[Model]) -> None:
     db = _db()
     model = type(instances[0])
     sql, _, columns = _insert_sql(model, len(instances), db.vendor)
-    params = [
-        field.get_db_prep_save(field.pre_save(instance, True), db)
-        for instance in instances
-        for field in columns
-    ]
+    params = _insert_params(instances, columns, db)
     # The rows come back in the order of the VALUES list (as Django's bulk_create relies on
     # for PostgreSQL and SQLite alike).
     with _cursor() as cursor:
