@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils.translation import override
 
-from games import queries
+from games import queries, selectors
 from games import ratumrad as engine
 from games.models import Game, Seat
 from games.moves import play
@@ -190,3 +190,23 @@ def test_lists_of_games_leave_every_games_state_unread(people):
     ] * 4
     statements = [query["sql"] for query in read.captured_queries]
     assert statements and not [sql for sql in statements if STATE_COLUMN.search(sql)]
+
+
+def test_a_public_games_entry_is_its_summary_read_whole_and_none_for_a_private_game(people):
+    from lobby import lists
+
+    waiting = game_create(user=people[0], name="Birs", max_players=3)
+    playing = dealt(people, "Wiese")
+    ended = dealt(people, "Rhein")
+    game_abort(game_id=ended.pk)
+    hidden = game_create(user=people[0], name="Allschwil", max_players=2, private=True)
+    for game in (waiting, playing, ended):
+        expected = selectors.game_summary(Game.objects.get(pk=game.pk))
+        assert lists.game_entry(game.pk) == expected
+    assert lists.game_entry(ended.pk)["finished"] is not None
+    assert [lists.game_entry(waiting.pk)["players"], lists.game_entry(playing.pk)["players"]] == [
+        1,
+        2,
+    ]
+    assert lists.game_entry(hidden.pk) is None
+    assert lists.game_entry(10**9) is None
