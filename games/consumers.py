@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 
 from channels.db import database_sync_to_async
@@ -36,6 +37,19 @@ from games.services.seats import game_leave, seat_take_back
 
 # A change this old whose update a socket has not had was lost on the way (see on_beat).
 MESSAGE_GRACE = timedelta(seconds=2)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A game socket that may open: its game's kind, whether its user has a seat, its first
+    view, whether its user came to this game and to the site, and when it was read."""
+
+    kind: registry.GameKind
+    seated: bool
+    view: dict
+    came: bool
+    arrived: bool
+    at: float
 
 
 class GameConsumer(ProtocolConsumer):
@@ -61,35 +75,41 @@ class GameConsumer(ProtocolConsumer):
         self.caught_up_seq = -1  # the feed entries up to here came with a catch-up
         self.names: dict[int, str] = {}
         await self.accept()
-        found = await database_sync_to_async(self._seated)()
-        if found is None:
-            await self.send_error("not_found", "there is no game {game}", game=self.game_id)
-            await self.close(CLOSE_NOT_FOUND)
+        # Joined before the read: every change committed after it reaches this socket. Its
+        # group's messages wait while this opens (``turn``); a refused socket drops them.
+        await self.join_group(broadcast.game_group(self.game_id))
+        opened = await database_sync_to_async(self._enter)()
+        if not isinstance(opened, Opened):
+            if opened == "sealed":
+                await self.send_error(
+                    "sealed",
+                    "today's daily challenge games are shown to their own player only until"
+                    " the day is over",
+                )
+                await self.close(CLOSE_FORBIDDEN)
+            else:
+                await self.send_error("not_found", "there is no game {game}", game=self.game_id)
+                await self.close(CLOSE_NOT_FOUND)
             return
-        self.kind, self.seated, sealed = found
-        if sealed and not self.seated:
-            await self.send_error(
-                "sealed",
-                "today's daily challenge games are shown to their own player only until the"
-                " day is over",
-            )
-            await self.close(CLOSE_FORBIDDEN)
-            return
+        self.kind, self.seated = opened.kind, opened.seated
         if self.seated and paths.reads_ahead():
             on_loop.open_soon()
         moves = {move_type: "on_move" for move_type in self.kind.engine.MOVE_TYPES}
         self.handlers = {**moves, **type(self).handlers}
-        self.joined_at = time.time()
-        await self.join_group(broadcast.game_group(self.game_id))
-        view, (came, arrived) = await database_sync_to_async(self._enter)()
+        self.joined_at = opened.at
         self.recorded = True
         self.start_heartbeat()
-        if self.seated and came:  # (another socket of theirs on this game told it already)
+        if self.seated and opened.came:  # (another socket of theirs on this game told it already)
             await self.tell_presence(True)
-        if arrived:
+        if opened.arrived:
             await self.tell_players_changed()
-        await self.send_state(view)
-        self.fed_seq = view["seq"]  # older entries come with REQUEST_HISTORY
+        await self.send_state(opened.view)
+        self.fed_seq = opened.view["seq"]  # older entries come with REQUEST_HISTORY
+
+    async def handle(self, message: dict) -> None:
+        if getattr(self, "recorded", False) or message["type"].startswith("websocket."):
+            await super().handle(message)
+        # (Else a message of the game's group to a socket that was refused, before it closes.)
 
     async def leave(self) -> None:
         if not getattr(self, "recorded", False):
@@ -106,26 +126,27 @@ class GameConsumer(ProtocolConsumer):
 
     # database work, run in a worker thread
 
-    def _seated(self) -> tuple[registry.GameKind, bool, bool] | None:
-        """The game's kind, whether the user has a seat and whether the game is sealed (shown
-        to its players only); None if there is no such game."""
+    def _enter(self) -> Opened | str:
+        """The socket recorded and its first view; "not_found" or "sealed" (shown to its
+        players only, and the user has no seat) when it may not open."""
+        at = time.time()  # before the read: a change of presence after it is news to this view
         game, seats = selectors.game_with_seats(self.game_id)
         if game is None:
-            return None
+            return "not_found"
         kind = registry.get(game.kind)
-        return kind, any(seat.user_id == self.user.pk for seat in seats), kind.glue.sealed(game)
-
-    def _enter(self) -> tuple[dict, tuple[bool, bool]]:
-        """The socket's first view, and whether its user came to this game and to the site."""
-        came = self.record_connection(self.game_id)
-        game, seats = self._read()
         seat = next((seat for seat in seats if seat.user_id == self.user.pk), None)
-        if seat is not None and seat.autopilot and not seat.left:
-            # Back at the table (a reload, a new device): the person plays again.
-            seat_take_back(game_id=self.game_id, user=self.user)
-            game, seats = self._read()
+        if kind.glue.sealed(game) and seat is None:
+            return "sealed"
+        came, arrived = self.record_connection(self.game_id)
+        if seat is not None:
+            seat.connected = True  # as recorded now (the read came just before)
+            if seat.autopilot and not seat.left:
+                # Back at the table (a reload, a new device): the person plays again.
+                seat_take_back(game_id=self.game_id, user=self.user)
+                game, seats = self._read()
         details = selectors.player_details(game, seats)
-        return selectors.game_view(game, self.user.pk, details=details), came
+        view = selectors.game_view(game, self.user.pk, details=details)
+        return Opened(kind, seat is not None, view, came, arrived, at)
 
     def _exit(self) -> tuple[bool, bool]:
         """Whether the user still has a socket on this game, and whether they left the site."""

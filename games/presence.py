@@ -63,7 +63,7 @@ def linger(channel_name: str, seconds: float) -> None:
     closed (``Connection.objects.open`` leaves it out)."""
     now = timezone.now()
     seen = now - settings.PRESENCE_TTL + timedelta(seconds=seconds)
-    Connection.objects.filter(channel_name=channel_name).update(seen=seen, closed=now)
+    sql.update_where(Connection, {"seen": seen, "closed": now}, {"channel_name": channel_name})
 
 
 # The departures waiting for their grace to end (``later``), kept from the garbage collector.

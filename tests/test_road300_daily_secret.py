@@ -15,10 +15,12 @@ from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
 
+from games.consumers import GameConsumer
 from games.kinds import road300 as glue
-from games.models import Game
+from games.models import ChatMessage, Game
 from games.moves import play
 from games.road300 import engine
+from games.services.chat import chat_post
 from games.services.lifecycle import game_create
 from tests.test_road300_site import dice_in, rolls_so_far, stored
 from tests.ws_helpers import Socket, close_all, isolated_sockets, make_people  # noqa: F401
@@ -58,6 +60,32 @@ def rest_views(game_id: int, player, other) -> tuple[dict, object]:
     mine = api_of(player).get(f"/api/games/{game_id}/")
     assert mine.status_code == 200
     return mine.json(), api_of(other).get(f"/api/games/{game_id}/")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_T5_2_a_socket_refused_a_daily_game_sends_nothing_of_what_happens_in_it(
+    monkeypatch,
+):
+    # A game socket joins its game's group before it reads the game: what the group hears
+    # while an onlooker's socket is being refused (here a chat line of the player) is not
+    # sent to it, neither before its close nor after.
+    alice, bob = await make_people("alice", "bob")
+    game_id = await daily_game(alice)
+    enter = GameConsumer._enter
+
+    def enter_meanwhile(consumer):
+        found = enter(consumer)
+        chat_post(user=alice, text="secret plans", game_id=game_id)
+        return found
+
+    monkeypatch.setattr(GameConsumer, "_enter", enter_meanwhile)
+    watcher = await Socket.open(f"/ws/games/{game_id}/", bob)
+    assert (await watcher.expect("ERROR"))["code"] == "sealed"
+    await watcher.expect_close(4003)
+    assert await watcher.comm.receive_nothing(0.3)
+    assert "secret plans" not in json.dumps(watcher.received)
+    posted = ChatMessage.objects.filter(game_id=game_id).values_list("text", flat=True)
+    assert await database_sync_to_async(list)(posted) == ["secret plans"]  # it did happen
 
 
 @pytest.mark.django_db(transaction=True)
