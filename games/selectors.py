@@ -101,6 +101,29 @@ def _presence_sql() -> str:
         WHERE seat.game_id = %s ORDER BY {SEAT_ORDER}"""
 
 
+def seats_with_offer(game_id: int) -> tuple[list[Seat], Rematch | None]:
+    """``seats_with_presence`` and the game's offer to play again (None: there is none yet),
+    in one statement. The offer is read as committed, not locked: it is written only by
+    whoever holds its game's lock (``games.services.rematch``), as its caller does."""
+    params = [timezone.now() - settings.PRESENCE_TTL, game_id]
+    found = rows.fetch_rows(_seats_offer_sql(), params)
+    count = len(Seat._meta.concrete_fields) + 2  # a seat's columns, its username and presence
+    offer = None
+    if found and found[0][count] is not None:
+        offer = rows.build(Rematch, found[0][count:])
+    return [_with_presence(row[:count]) for row in found], offer
+
+
+@functools.cache
+def _seats_offer_sql() -> str:
+    select, account = _seat_columns()
+    offer = Rematch._meta
+    return f"""SELECT {select}, {rows.columns(Rematch, "offer")}
+        FROM {Seat._meta.db_table} seat JOIN {account}
+        LEFT JOIN {offer.db_table} offer ON offer.{offer.pk.column} = seat.game_id
+        WHERE seat.game_id = %s ORDER BY {SEAT_ORDER}"""
+
+
 def versioned_game_with_seats(game_id: int) -> tuple[Game | None, list[Seat]]:
     """A game read without a lock, with its row's version for a guarded write (PostgreSQL),
     and its seats as ``seats_with_presence`` reads them: one statement, one consistent read.

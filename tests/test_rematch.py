@@ -268,7 +268,7 @@ def updates(monkeypatch):
 
 
 def offer_reads(queries: CaptureQueriesContext) -> int:
-    reads = re.compile(rf'^\s*SELECT\b.*\bFROM\s+"?{Rematch._meta.db_table}\b', re.I | re.S)
+    reads = re.compile(rf'^\s*SELECT\b.*\b(FROM|JOIN)\s+"?{Rematch._meta.db_table}\b', re.I | re.S)
     return sum(1 for query in queries.captured_queries if reads.search(query["sql"]))
 
 
@@ -287,12 +287,26 @@ def test_the_end_and_each_answer_are_broadcast_with_the_offer_as_committed_witho
     for person, accepted in ((alice, [alice.pk]), (bob, sorted([alice.pk, bob.pk]))):
         with CaptureQueriesContext(connection) as answering:
             offer = rematch_answer(game_id=old.pk, user=person)
-        assert offer_reads(answering) == 1  # the answer's own, under the game's lock
+        assert offer_reads(answering) == 1  # the answer's own, after the game's lock
         for seated in (alice, bob):
             shown = json.loads(updates[-1]["frames"][str(seated.pk)])["state"]["rematch"]
             assert shown["accepted"] == accepted
             assert shown["game"] == offer.new_game_id
     assert Game.objects.get(pk=offer.new_game_id).is_playing
+
+
+def test_each_answer_locks_the_game_then_reads_its_seats_and_offer_in_one_statement(people):
+    alice, bob = people["alice"], people["bob"]
+    old = finished_game([alice, bob])
+    for person, offered in ((alice, {}), (bob, {str(alice.pk): True})):
+        with CaptureQueriesContext(connection) as checking:
+            checked = check_rematch_answer(game_id=old.pk, user=person, accept=True)
+        assert len(checking.captured_queries) == 2  # the game locked; its seats and offer
+        assert checked.rematch.answers == offered  # the offer as committed, if any
+        assert checked.rematch._state.adding is (not offered)
+        assert [seat.user_id for seat in checked.seats] == [alice.pk, bob.pk]
+        assert all(hasattr(seat, "connected") for seat in checked.seats)
+        rematch_answer(game_id=old.pk, user=person)
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="one statement on PostgreSQL")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import broadcast, rows, selectors
+from games import broadcast, selectors
 from games.errors import Conflict, ServiceError
 from games.models import Event, Game, Rematch, Seat
 from games.moves import sql
@@ -39,8 +39,10 @@ def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object
     if not isinstance(accept, bool):
         raise ServiceError("'accept' must be true or false", "bad_field")
     game = locked(game_id)
-    # With their presence: the answer's broadcast shows them as read here.
-    seats = sorted(selectors.seats_with_presence(game.pk), key=lambda seat: (seat.joined, seat.pk))
+    # With their presence (the answer's broadcast shows them as read here) and the offer, read
+    # after the game's lock: one new game, however many answer at the same moment.
+    seats, offer = selectors.seats_with_offer(game.pk)
+    seats.sort(key=lambda seat: (seat.joined, seat.pk))
     seat = seat_of(seats, user)
     if game.status != Game.Status.FINISHED:
         raise Conflict("only a finished game can be played again", "not_finished")
@@ -48,9 +50,7 @@ def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object
         raise Conflict("this game counts one attempt: it is not played again", "no_rematch")
     if seat.left:
         raise Conflict("you have left this game", "left_game")
-    # Read under the game's lock: one new game, however many answer at the same moment.
-    # (The offer's row is its game's id: ``rows.lock`` reads it raw, as a move's reads are.)
-    rematch = rows.lock(Rematch, game.pk) or Rematch(game=game, answers={})
+    rematch = offer or Rematch(game=game, answers={})
     rematch.game = game  # in hand, also for a socket's answer in async code (its seq)
     if rematch.new_game_id is not None and not accept:
         raise Conflict("the new game has begun already", "rematch_started")
