@@ -4,7 +4,8 @@ daphne runs Twisted on an asyncio event loop, which it makes when ``daphne.serve
 imported: uvloop's policy is set before that. uvloop's loop runs the same callbacks with less
 of the loop's own work per socket event, the most of a busy server's time after the moves.
 Its TCP connections send what they are given at once (``ratumrad_site.eager_write``), and
-its sockets may close with RFC 6455's codes such as 1011 (``ratumrad_site.ws_close``).
+its sockets may close with RFC 6455's codes such as 1011 (``ratumrad_site.ws_close``), and
+autobahn formats its debug lines only when they are logged (``ratumrad_site.ws_debug``).
 
 What the server has loaded before it serves is set aside from the garbage collector
 (:class:`SettledServer`).
@@ -26,7 +27,7 @@ if uvloop is not None:
 from daphne.cli import CommandLineInterface  # after the policy, see above
 from daphne.server import Server
 
-from ratumrad_site import eager_write, ws_close
+from ratumrad_site import eager_write, ws_close, ws_debug
 
 
 class SettledServer(Server):
@@ -63,6 +64,7 @@ class CommandLine(CommandLineInterface):
 def main() -> None:
     eager_write.install()
     ws_close.install()
+    ws_debug.install()
     CommandLine.entrypoint()
 
 

@@ -941,6 +941,20 @@ def test_the_server_s_connections_send_at_once():
     assert printed(program) == "True"
 
 
+def test_the_server_formats_autobahn_s_debug_lines_only_when_they_are_logged():
+    # ratumrad_site.serve installs ratumrad_site.ws_debug before daphne starts.
+    program = (
+        "import ratumrad_site.serve as serve\n"
+        "from daphne.cli import CommandLineInterface\n"
+        "CommandLineInterface.entrypoint = staticmethod(lambda: None)\n"
+        "serve.main()\n"
+        "from autobahn.websocket import protocol\n"
+        "from ratumrad_site import ws_debug\n"
+        "print(protocol.pformat is ws_debug.Deferred)\n"
+    )
+    assert printed(program) == "True"
+
+
 def test_the_redis_client_parses_with_hiredis():
     # The channel layer's client reads every broadcast; hiredis parses it in C.
     from redis.utils import HIREDIS_AVAILABLE

@@ -1,0 +1,68 @@
+"""autobahn's debug lines are formatted only when logged (``ratumrad_site.ws_debug``)."""
+
+from __future__ import annotations
+
+import pprint
+import string
+
+import pytest
+from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
+from autobahn.websocket import protocol
+from twisted.internet.testing import StringTransport
+
+from ratumrad_site import ws_debug
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    monkeypatch.setattr(protocol, "pformat", protocol.pformat)  # both undone afterwards
+    monkeypatch.setattr(protocol.Timings, "__str__", protocol.Timings.__str__)
+    ws_debug.install()
+
+
+@pytest.fixture
+def formatted(monkeypatch) -> list[object]:
+    """Every value pretty-printed from now on."""
+    made: list[object] = []
+    pformat = pprint.pformat
+
+    def counted(value, *args, **kwargs):
+        made.append(value)
+        return pformat(value, *args, **kwargs)
+
+    monkeypatch.setattr(pprint, "pformat", counted)
+    if protocol.pformat is pformat:  # autobahn's own name for it, unless deferred
+        monkeypatch.setattr(protocol, "pformat", counted)
+    return made
+
+
+def connect() -> WebSocketServerProtocol:
+    factory = WebSocketServerFactory()
+    factory.protocol = WebSocketServerProtocol  # as daphne's factory makes its sockets
+    socket = factory.buildProtocol(None)
+    socket.makeConnection(StringTransport())
+    return socket
+
+
+def test_a_socket_that_connects_formats_no_debug_line_that_is_not_logged(installed, formatted):
+    socket = connect()
+    assert socket.state == protocol.WebSocketProtocol.STATE_CONNECTING
+    assert socket.openHandshakeTimeout == WebSocketServerFactory().openHandshakeTimeout
+    assert formatted == []
+
+
+def test_without_it_every_connecting_socket_formats_its_options(formatted):
+    connect()
+    assert len(formatted) == 1 and "openHandshakeTimeout" in str(formatted[0])
+
+
+def test_a_deferred_line_reads_as_autobahn_formats_it_once_written(installed, formatted):
+    options = [("autoPingInterval", 0, "Factory"), ("maxFramePayloadSize", 0, "Factory")]
+    line = protocol.pformat(options)
+    assert formatted == []
+    assert str(line) == f"{line}" == pprint.pformat(options)
+    # As the logger writes it (twisted.logger formats the event with string.Formatter).
+    assert string.Formatter().format("\n{attrs}", attrs=line) == "\n" + pprint.pformat(options)
+    timings = protocol.Timings()
+    timings.track("onOpen")
+    assert str(timings) == pprint.pformat(timings._timings) and "onOpen" in str(timings)
