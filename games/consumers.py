@@ -20,6 +20,7 @@ What a game socket receives from the channel layer (``games.broadcast``):
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from dataclasses import dataclass
@@ -50,6 +51,58 @@ class Opened:
     came: bool
     arrived: bool
     at: float
+
+
+class GameRead:
+    """A game as read once for every socket of it in this process that handles the same
+    change: each seat's view is built from it, the onlookers' one view once."""
+
+    SHARED_SECONDS = 1.0  # how long sockets that handle the change later still share it
+    _reads: dict[tuple, asyncio.Future] = {}  # by event loop, game and change
+
+    def __init__(self, game: Game, seats: list[Seat]) -> None:
+        self.game = game
+        self.state = selectors.engine_state(game)
+        self.details = selectors.player_details(game, seats)
+        self.extras = selectors.finished_extras(game)
+        self.public: tuple[dict, str] | None = None
+
+    @classmethod
+    def read(cls, game_id: int) -> GameRead | None:
+        game, seats = selectors.game_with_seats(game_id)
+        return None if game is None else cls(game, seats)
+
+    @classmethod
+    async def shared(cls, game_id: int, change: tuple) -> GameRead | None:
+        """The game read once per change and process (the first socket to ask reads it)."""
+        loop = asyncio.get_running_loop()
+        key = (id(loop), game_id, *change)
+        found = cls._reads.get(key)
+        if found is None or found.get_loop() is not loop:
+            found = cls._reads[key] = asyncio.ensure_future(
+                database_sync_to_async(cls.read)(game_id)
+            )
+            found.add_done_callback(
+                lambda _: loop.call_later(cls.SHARED_SECONDS, cls._forget, key, found)
+            )
+        # One socket closing while it waits does not cancel the others' read.
+        return await asyncio.shield(found)
+
+    @classmethod
+    def _forget(cls, key: tuple, read: asyncio.Future) -> None:
+        if cls._reads.get(key) is read:
+            del cls._reads[key]
+
+    def view(self, user_id: int) -> tuple[dict, str | None]:
+        """``user_id``'s view (their seat's, or the onlookers'), and its frame if made."""
+        if user_id in self.details:
+            return selectors.game_view(
+                self.game, user_id, self.state, self.details, self.extras
+            ), None
+        if self.public is None:
+            view = selectors.game_view(self.game, None, self.state, self.details, self.extras)
+            self.public = view, wire.state_frame(view)
+        return self.public
 
 
 class GameConsumer(ProtocolConsumer):
@@ -301,9 +354,15 @@ class GameConsumer(ProtocolConsumer):
         await self.send_json(
             {"type": "PRESENCE", "player": message["player"], "connected": message["connected"]}
         )
-        view = await database_sync_to_async(self._view)()
+        # Every socket of the game hears the change: this process reads the game once for
+        # all of its own (a table with fifty onlookers, one read), each builds its view.
+        change = (message["player"], message["connected"], message.get("at"), message["sender"])
+        read = await GameRead.shared(self.game_id, change)
+        if read is None:
+            return
+        view, frame = read.view(self.user.pk)
         if view["seq"] >= self.sent_seq:
-            await self.send_state(view)
+            await self.send_state(view, frame)
 
     # helpers
 
@@ -319,10 +378,11 @@ class GameConsumer(ProtocolConsumer):
             },
         )
 
-    async def send_state(self, view: dict) -> None:
+    async def send_state(self, view: dict, frame: str | None = None) -> None:
+        """``view``'s ``STATE`` (``frame``: its text, if made already)."""
         self.sent_seq, self.sent_status = view["seq"], view["status"]
         self.names.update({row["id"]: row.get("name", "") for row in view["players"]})
-        await self.send(text_data=wire.state_frame(view))
+        await self.send(text_data=frame or wire.state_frame(view))
 
     def feed_entries(self, events: list[dict]) -> list[dict]:
         """The feed's entries of ``events``, in the socket's language (switched to once)."""

@@ -17,6 +17,8 @@ from tests.ws_helpers import (
     Socket,
     close_all,
     isolated_sockets,  # noqa: F401 (autouse fixture)
+    started_game,
+    token_of,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,3 +78,46 @@ async def test_each_socket_beats_a_beat_after_its_last_and_only_when_due(setting
     assert beating.due == {early: 130.0, late: 150.0}
     await beating.tick(125.0)  # neither is due
     assert beating.due == {early: 130.0, late: 150.0}
+
+
+ONLOOKERS = 20
+
+
+async def onlookers(people, game_id: int, count: int) -> list[Socket]:
+    """``count`` sockets on game ``game_id``: its seated alice's, then charlie's, dora's and
+    emil's in turn (onlookers), each with what it was sent as it opened read."""
+    sockets = [await Socket.game(game_id, people[0])]
+    while len(sockets) < count:
+        sockets.append(await Socket.game(game_id, people[2 + len(sockets) % 3]))
+    for socket in sockets:
+        await socket.drain()
+    return sockets
+
+
+async def statements_of_bob_arriving(monkeypatch, people, game_id, sockets) -> list[str]:
+    """What bob's socket opening costs the database until every other socket has the
+    change: ``PRESENCE``, then a ``STATE`` that shows him connected."""
+    with every_statement(monkeypatch) as statements:
+        bob = await Socket.game(game_id, people[1])
+        for socket in sockets:
+            told = await socket.expect("PRESENCE")
+            assert (told["player"], told["connected"]) == (people[1].pk, True)
+            players = (await socket.expect("STATE"))["state"]["players"]
+            assert [row["connected"] for row in players if row["id"] == people[1].pk] == [True]
+    await bob.close()
+    return list(statements)
+
+
+async def test_a_players_arrival_costs_the_same_statements_with_1_and_with_20_sockets_on_the_game(
+    people, monkeypatch
+):
+    # Each socket used to read the game again for its STATE: now each process reads it once.
+    await token_of(people[1])  # (made at its first use otherwise)
+    first = await started_game(people, 2, name="Birsig")
+    one = await onlookers(people, first, 1)
+    alone = await statements_of_bob_arriving(monkeypatch, people, first, one)
+    second = await started_game(people, 2, name="Wiese")
+    many = await onlookers(people, second, ONLOOKERS)
+    crowd = await statements_of_bob_arriving(monkeypatch, people, second, many)
+    await close_all(*one, *many)
+    assert len(crowd) == len(alone), "\n".join([*crowd, "---", *alone])
