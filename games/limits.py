@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
+import time
 from types import SimpleNamespace
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.cache.backends.redis import RedisCache
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
 log = logging.getLogger(__name__)
@@ -63,9 +66,13 @@ def _slot_key(kind: str, owner: str, number: int) -> str:
 
 class SocketSlots:
     """The slots one socket holds: one of its user's ``SOCKETS_PER_USER`` and one of its
-    address's ``SOCKETS_PER_ADDRESS``. ``cache.add`` takes a free slot atomically (Redis:
-    ``SET NX``), the socket's beat renews its slots and closing frees them; slots of a socket
-    whose server died expire after ``slot_seconds()``."""
+    address's ``SOCKETS_PER_ADDRESS``. The socket's beat renews its slots and closing frees
+    them; slots of a socket whose server died expire after ``slot_seconds()``.
+
+    In Redis each owner's slots are one sorted set (its sockets by when their slots expire),
+    and claiming, renewing and freeing are each one script, one trip for both owners (every
+    due socket's slots in one trip, for the beat). In any other cache, and while Redis is
+    away, each slot is a key of its own: ``cache.add`` takes a free one atomically."""
 
     def __init__(self, channel_name: str, user_id: int, address: str):
         self.channel_name = channel_name
@@ -73,13 +80,33 @@ class SocketSlots:
             ("user", str(user_id), settings.SOCKETS_PER_USER),
             ("address", address, settings.SOCKETS_PER_ADDRESS),
         ]
-        self.keys: list[str] = []
+        self.keys: list[str] = []  # the slots' own keys (not in Redis)
+        self.sets: list[tuple[str, int]] = []  # the owners' sets in Redis, with their limits
 
     def claim(self) -> str | None:
         """Take a slot of each kind; None if done, else the kind that is full (nothing held)."""
-        for kind, owner, limit in self.wanted:
-            if limit <= 0 or not owner:
-                continue  # no limit, or no address known (a Unix socket)
+        wanted = [
+            (kind, owner, limit) for kind, owner, limit in self.wanted if limit > 0 and owner
+        ]  # (else no limit, or no address known: a Unix socket)
+        if not wanted:
+            return None
+        return _on_redis(lambda client: self._claim_in(client, wanted), lambda: self._claim(wanted))
+
+    def _claim_in(self, client, wanted: list[tuple[str, str, int]]) -> str | None:
+        sets = [(cache.make_key(_set_key(kind, owner)), limit) for kind, owner, limit in wanted]
+        now, ttl = time.time(), slot_seconds()
+        keys = [key for key, _ in sets]
+        limits = [limit for _, limit in sets]
+        full = _script(client, CLAIM)(
+            keys, [self.channel_name, now, now + ttl, _expire(ttl), *limits]
+        )
+        if full:
+            return wanted[int(full) - 1][0]
+        self.sets = sets
+        return None
+
+    def _claim(self, wanted: list[tuple[str, str, int]]) -> str | None:
+        for kind, owner, limit in wanted:
             key = self._take(kind, owner, limit)
             if key is None:
                 self.release()
@@ -96,13 +123,99 @@ class SocketSlots:
         return None
 
     def renew(self) -> None:
-        for key in self.keys:
-            if not cache.touch(key, slot_seconds()):
-                # Expired meanwhile (a long pause): take it again if still free.
-                cache.add(key, self.channel_name, slot_seconds())
+        renew_all([self])
 
     def release(self) -> None:
         keys, self.keys = self.keys, []
-        mine = [key for key, owner in cache.get_many(keys).items() if owner == self.channel_name]
-        if mine:
-            cache.delete_many(mine)
+        sets, self.sets = self.sets, []
+        if sets:
+            names = [key for key, _ in sets]
+            _on_redis(lambda client: _script(client, RELEASE)(names, [self.channel_name]), list)
+        if keys:
+            mine = [
+                key for key, owner in cache.get_many(keys).items() if owner == self.channel_name
+            ]
+            if mine:
+                cache.delete_many(mine)
+
+
+def renew_all(every: list[SocketSlots]) -> None:
+    """Renew the slots of these sockets: those in Redis in one trip."""
+    held = [(slots, key, limit) for slots in every for key, limit in slots.sets]
+    ttl = slot_seconds()
+    for start in range(0, len(held), RENEWED_AT_ONCE):  # (Redis runs a script alone)
+        part = held[start : start + RENEWED_AT_ONCE]
+        args = [time.time() + ttl, _expire(ttl)]
+        for slots, _, limit in part:
+            args += [slots.channel_name, limit]
+        keys = [key for _, key, _ in part]
+        _on_redis(lambda client, keys=keys, args=args: _script(client, RENEW)(keys, args), list)
+    for slots in every:
+        for key in slots.keys:
+            if not cache.touch(key, slot_seconds()):
+                # Expired meanwhile (a long pause): take it again if still free.
+                cache.add(key, slots.channel_name, slot_seconds())
+
+
+def _set_key(kind: str, owner: str) -> str:
+    digest = hashlib.sha256(owner.encode()).hexdigest()[:32]
+    return f"socket-slots:{kind}:{digest}"
+
+
+def _expire(seconds: float) -> int:
+    return max(1, math.ceil(seconds))
+
+
+# ARGV: the socket's channel, now, when its slots expire, the sets' time to live, and each
+# set's limit. Expired slots go first; a set that is full gives back what was taken before.
+CLAIM = """
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[2])
+  if redis.call('ZCARD', key) >= tonumber(ARGV[4 + i]) then
+    for j = 1, i - 1 do redis.call('ZREM', KEYS[j], ARGV[1]) end
+    return i
+  end
+  redis.call('ZADD', key, ARGV[3], ARGV[1])
+  redis.call('EXPIRE', key, ARGV[4])
+end
+return 0
+"""
+# ARGV: when the slots expire, the sets' time to live, then each key's channel and limit. A
+# slot that expired meanwhile (a long pause) is taken again if there is room.
+RENEW = """
+for i, key in ipairs(KEYS) do
+  local channel, limit = ARGV[1 + 2 * i], tonumber(ARGV[2 + 2 * i])
+  if redis.call('ZSCORE', key, channel) or redis.call('ZCARD', key) < limit then
+    redis.call('ZADD', key, ARGV[1], channel)
+    redis.call('EXPIRE', key, ARGV[2])
+  end
+end
+return 0
+"""
+RENEWED_AT_ONCE = 1000  # slots per script: a few milliseconds of Redis's time
+RELEASE = """
+for i, key in ipairs(KEYS) do redis.call('ZREM', key, ARGV[1]) end
+return 0
+"""
+
+_scripts: dict[tuple[int, str], object] = {}
+
+
+def _script(client, source: str):
+    """``source`` registered with ``client`` (redis-py sends its hash, and the text once)."""
+    key = (id(client), source)
+    found = _scripts.get(key)
+    if found is None:
+        found = _scripts[key] = client.register_script(source)
+    return lambda keys, args: found(keys=keys, args=args, client=client)
+
+
+def _on_redis(use, otherwise):
+    """``use(client)`` with the Redis client when the cache is Redis and reachable, else
+    ``otherwise()`` (``ratumrad_site.cache``: while Redis is away, the process's memory)."""
+    on_redis = getattr(cache, "on_redis", None)
+    if on_redis is not None:
+        return on_redis(use, otherwise)
+    if isinstance(cache, RedisCache):
+        return use(cache._cache.get_client(write=True))
+    return otherwise()

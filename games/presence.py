@@ -32,7 +32,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from games import rows
+from games import limits, rows
 from games.models import Connection
 from games.moves import sql
 
@@ -130,14 +130,11 @@ def refresh_rows(channel_names: list[str]) -> int:
 
 
 def renew_slots(sockets: list[Beating]) -> None:
-    for socket in sockets:
-        slots = getattr(socket, "slots", None)
-        if slots is None:
-            continue
-        try:
-            slots.renew()
-        except Exception:  # a cache that fails does not keep anyone out (games.limits)
-            logger.warning("socket %s: socket slots not renewed", socket.channel_name)
+    every = [slots for socket in sockets if (slots := getattr(socket, "slots", None)) is not None]
+    try:
+        limits.renew_all(every)
+    except Exception:  # a cache that fails does not keep anyone out (games.limits)
+        logger.warning("socket slots of %d sockets not renewed", len(every), exc_info=True)
 
 
 class Beating(Protocol):

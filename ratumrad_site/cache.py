@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
@@ -112,6 +113,19 @@ class ResilientRedisCache(RedisCache):
                 self._succeeded()
                 return result
         return getattr(self._local, name)(*args, **kwargs)
+
+    def on_redis(self, use: Callable[[Any], Any], otherwise: Callable[[], Any]) -> Any:
+        """``use(client)`` with Redis's own client (for what the cache API has no call for),
+        or ``otherwise()`` while Redis is away, as every call of the cache."""
+        if self._redis_allowed():
+            try:
+                result = use(self._cache.get_client(write=True))
+            except UNREACHABLE as error:
+                self._failed(error)
+            else:
+                self._succeeded()
+                return result
+        return otherwise()
 
     @property
     def redis_down(self) -> bool:

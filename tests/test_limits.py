@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from django.conf import settings
@@ -234,4 +235,113 @@ def test_sockets_of_several_server_processes_count_together_in_redis(monkeypatch
         mine.release()
         assert other_process("there-3") == "None"
     finally:
-        shared.clear()
+        forget_prefixed(shared)
+
+
+# ------------------------------------------------------------- open sockets, slots in Redis
+
+
+@pytest.fixture
+def in_redis(monkeypatch):
+    """The slots in Redis (the site's cache with ``REDIS_URL``), every script run counted."""
+    if not os.environ.get("REDIS_URL"):
+        pytest.skip("the slots' sets need Redis")
+    from ratumrad_site.cache import ResilientRedisCache
+
+    shared = ResilientRedisCache(
+        os.environ["REDIS_URL"], {"KEY_PREFIX": f"test-slots-{os.getpid()}-{time.time_ns()}"}
+    )
+    monkeypatch.setattr(limits, "cache", shared)
+    runs: list[str] = []
+    script = limits._script
+
+    def counted(client, source):
+        run = script(client, source)
+        name = {limits.CLAIM: "claim", limits.RENEW: "renew", limits.RELEASE: "release"}[source]
+        return lambda keys, args: (runs.append(name), run(keys, args))[1]
+
+    monkeypatch.setattr(limits, "_script", counted)
+    yield runs
+    forget_prefixed(shared)
+
+
+def forget_prefixed(redis_cache) -> None:
+    """Delete the keys of ``redis_cache``'s prefix (not ``clear()``: that empties the whole
+    database, which the other tests of a parallel run use too)."""
+    client = redis_cache._cache.get_client(write=True)
+    keys = list(client.scan_iter(match=f"{redis_cache.key_prefix}:*"))
+    if keys:
+        client.delete(*keys)
+
+
+def holders(kind: str, owner: str) -> list[str]:
+    """The channels holding a slot of ``owner`` in Redis, expired or not."""
+    key = limits.cache.make_key(limits._set_key(kind, owner))
+    client = limits.cache._cache.get_client(write=True)
+    return sorted(member.decode() for member in client.zrange(key, 0, -1))
+
+
+def test_in_redis_a_socket_takes_and_frees_both_its_slots_in_one_trip_each(in_redis, monkeypatch):
+    monkeypatch.setattr(settings, "SOCKETS_PER_USER", 2)
+    monkeypatch.setattr(settings, "SOCKETS_PER_ADDRESS", 3)
+    first, second = (limits.SocketSlots(f"c{n}", 7, "10.0.0.1") for n in (1, 2))
+    assert first.claim() is None and second.claim() is None
+    assert in_redis == ["claim", "claim"]
+    assert holders("user", "7") == holders("address", "10.0.0.1") == ["c1", "c2"]
+    # The user's slots are all taken: refused, and nothing is held for it.
+    assert limits.SocketSlots("c3", 7, "10.0.0.1").claim() == "user"
+    # The address's last slot is taken by another user: the user slot taken first is given
+    # back when the address is found full.
+    assert limits.SocketSlots("c4", 8, "10.0.0.1").claim() is None
+    assert limits.SocketSlots("c5", 9, "10.0.0.1").claim() == "address"
+    assert holders("user", "9") == [] and holders("address", "10.0.0.1") == ["c1", "c2", "c4"]
+    in_redis.clear()
+    first.release()
+    assert in_redis == ["release"]
+    assert holders("user", "7") == ["c2"] and holders("address", "10.0.0.1") == ["c2", "c4"]
+    assert limits.SocketSlots("c6", 7, "10.0.0.1").claim() is None
+
+
+def test_in_redis_slots_of_a_server_that_died_expire_and_one_beat_renews_all(in_redis, monkeypatch):
+    monkeypatch.setattr(settings, "SOCKETS_PER_USER", 2)
+    lifetime = [60.0]
+    monkeypatch.setattr(limits, "slot_seconds", lambda: lifetime[0])
+    held = [limits.SocketSlots(f"alive-{n}", 7, "10.0.0.1") for n in (1, 2)]
+    assert [slots.claim() for slots in held] == [None, None]
+    assert limits.SocketSlots("refused", 7, "10.0.0.2").claim() == "user"
+    lifetime[0] = 0.05  # the server dies: nobody renews, the slots expire
+    in_redis.clear()
+    limits.renew_all(held)
+    assert in_redis == ["renew"]  # every socket's slots, one trip
+    time.sleep(0.1)
+    assert limits.SocketSlots("after", 7, "10.0.0.3").claim() is None
+    assert holders("user", "7") == ["after"]  # the expired ones went as it came
+    lifetime[0] = 60.0
+    limits.renew_all(held)  # back after a long pause: one is taken again, there is room
+    assert holders("user", "7") == ["after", "alive-1"]
+
+
+def test_while_redis_is_away_slots_are_counted_in_the_process(monkeypatch):
+    from ratumrad_site.cache import ResilientRedisCache
+
+    away = ResilientRedisCache("redis://127.0.0.1:9/0", {"KEY_PREFIX": "test-slots-away"})
+    monkeypatch.setattr(limits, "cache", away)
+    monkeypatch.setattr(settings, "SOCKETS_PER_USER", 1)
+    held = limits.SocketSlots("c1", 7, "10.0.0.1")
+    assert held.claim() is None and held.keys and not held.sets
+    assert limits.SocketSlots("c2", 7, "10.0.0.1").claim() == "user"
+    limits.renew_all([held])
+    held.release()
+    assert limits.SocketSlots("c3", 7, "10.0.0.1").claim() is None
+    away._local.clear()
+
+
+def test_in_redis_a_beat_of_many_sockets_renews_their_slots_in_parts(in_redis, monkeypatch):
+    monkeypatch.setattr(settings, "SOCKETS_PER_USER", 5)
+    monkeypatch.setattr(limits, "RENEWED_AT_ONCE", 4)  # slots, two a socket
+    held = [limits.SocketSlots(f"c{n}", 7, "10.0.0.1") for n in range(5)]
+    assert [slots.claim() for slots in held] == [None] * 5
+    in_redis.clear()
+    limits.renew_all(held)
+    assert in_redis == ["renew"] * 3  # ten slots, four at a time
+    assert holders("user", "7") == holders("address", "10.0.0.1") == [f"c{n}" for n in range(5)]
