@@ -113,3 +113,26 @@ def test_a_compressed_socket_always_goes_through_send():
     protocol._perMessageCompress = None  # (it cannot change once open; the answer is kept)
     assert Frame("{}").write(consumer) is False
     assert protocol.transport.written == []
+
+
+async def test_a_sockets_texts_go_straight_to_its_connection_and_the_rest_through_daphne():
+    from games.protocol import ProtocolConsumer
+
+    class Recording(Server):
+        async def handle_reply(self, protocol, message):
+            self.replies.append(message)
+
+    _, protocol, _ = daphne_socket()
+    server = Recording.__new__(Recording)
+    server.connections, server.replies = {protocol: {}}, []
+    socket = ProtocolConsumer.__new__(ProtocolConsumer)
+    socket.base_send = functools.partial(server.handle_reply, protocol)
+    await socket.send(text_data='{"type": "PONG"}')
+    await socket.send(bytes_data=b"\x00")
+    protocol.state = WebSocketProtocol.STATE_CLOSING
+    await socket.send(text_data='{"type": "BYE"}')
+    assert [parse(data).data for data in protocol.transport.written] == [b'{"type": "PONG"}']
+    assert server.replies == [
+        {"type": "websocket.send", "bytes": b"\x00"},
+        {"type": "websocket.send", "text": '{"type": "BYE"}'},
+    ]
