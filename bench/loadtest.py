@@ -1051,6 +1051,21 @@ async def main_async(args) -> None:
         report(stats, seconds, args, per_socket)
 
 
+async def one_server(stack: contextlib.ExitStack, env: dict[str, str], name: str):
+    """One server process (``ratumrad_site.cluster``) on a throwaway database, its log in a
+    temporary directory, stopped when ``stack`` closes; once it answers: its site, its
+    process and the database's URL. For the benchmarks of one server."""
+    url = stack.enter_context(server_database())
+    logs = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"ratumrad-{name}-"))
+    log = stack.enter_context((Path(logs) / "server.log").open("wb"))
+    sock = cluster.listen("127.0.0.1", 0)
+    server = cluster.start(sock, {**env, "DATABASE_URL": url}, log)
+    stack.callback(cluster.stop, [server])
+    site = Site(f"http://127.0.0.1:{sock.getsockname()[1]}")
+    await wait_ready(site)
+    return site, server, url
+
+
 async def wait_ready(site: Site) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -29,11 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
 import uvloop  # noqa: E402
-from loadtest import SERVER_ENV, Site, raise_file_limit, wait_ready  # noqa: E402
+from loadtest import SERVER_ENV, Site, one_server, raise_file_limit  # noqa: E402
 from procfs import cpu_seconds, pids_named, with_descendants  # noqa: E402
-
-from ratumrad_site import cluster  # noqa: E402
-from tests.real_server import server_database  # noqa: E402
 
 BENCH_ENV = {
     **SERVER_ENV,
@@ -116,14 +112,7 @@ async def measure(site: Site, pid: int, watchers: int, games: int) -> tuple[floa
 
 async def main_async(args) -> None:
     with contextlib.ExitStack() as stack:
-        url = stack.enter_context(server_database())
-        logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="ratumrad-lobby-"))
-        log = stack.enter_context(open(Path(logs) / "server.log", "wb"))
-        sock = cluster.listen("127.0.0.1", 0)
-        server = cluster.start(sock, {**BENCH_ENV, "DATABASE_URL": url}, log)
-        stack.callback(cluster.stop, [server])
-        site = Site(f"http://127.0.0.1:{sock.getsockname()[1]}")
-        await wait_ready(site)
+        site, server, url = await one_server(stack, BENCH_ENV, "lobby")
         layer = "Redis" if os.environ.get("REDIS_URL") else "in-memory"
         database = "PostgreSQL" if url.startswith("postgres") else "SQLite"
         print(f"one server process, {database}, {layer} channel layer; {args.games} games a run")

@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import contextlib
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,11 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
-from loadtest import SERVER_ENV, Site, raise_file_limit, wait_ready  # noqa: E402
+from loadtest import SERVER_ENV, Site, one_server, raise_file_limit  # noqa: E402
 from procfs import cpu_seconds, with_descendants  # noqa: E402
-
-from ratumrad_site import cluster  # noqa: E402
-from tests.real_server import server_database  # noqa: E402
 
 BENCH_ENV = {**SERVER_ENV, "PRESENCE_GRACE_SECONDS": "0", "GAME_RATE": "1000000/min"}
 SETTLE = 0.5  # seconds for the server to finish with sockets opening or closing
@@ -116,14 +112,7 @@ async def measure(site: Site, pid: int, onlookers: int, changes: int) -> tuple[f
 
 async def main_async(args) -> None:
     with contextlib.ExitStack() as stack:
-        url = stack.enter_context(server_database())
-        logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="ratumrad-presence-"))
-        log = stack.enter_context(open(Path(logs) / "server.log", "wb"))
-        sock = cluster.listen("127.0.0.1", 0)
-        server = cluster.start(sock, {**BENCH_ENV, "DATABASE_URL": url}, log)
-        stack.callback(cluster.stop, [server])
-        site = Site(f"http://127.0.0.1:{sock.getsockname()[1]}")
-        await wait_ready(site)
+        site, server, url = await one_server(stack, BENCH_ENV, "presence")
         database = "PostgreSQL" if url.startswith("postgres") else "SQLite"
         print(f"one server process, {database}; {args.changes} changes of presence a run")
         results: dict[int, list[float]] = {count: [] for count in args.onlookers}

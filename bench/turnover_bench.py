@@ -60,7 +60,6 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -70,12 +69,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import uvloop  # noqa: E402
-from loadtest import SERVER_ENV, Site, Stats, Table, raise_file_limit, wait_ready  # noqa: E402
+from loadtest import SERVER_ENV, Site, Stats, Table, one_server, raise_file_limit  # noqa: E402
 from procfs import cpu_seconds, run_seconds  # noqa: E402
 
 from games import registry  # noqa: E402
-from ratumrad_site import cluster  # noqa: E402
-from tests.real_server import server_database  # noqa: E402
 
 BENCH_ENV = {**SERVER_ENV, "GAME_RATE": "1000000/min"}  # the same players' games, one by one
 SETTLE = 0.15  # seconds the server may go on working after the last answer of a step
@@ -327,14 +324,7 @@ def report(tally: Tally, args, database: bool) -> None:
 
 async def main_async(args) -> None:
     with contextlib.ExitStack() as stack:
-        url = stack.enter_context(server_database())
-        logs = stack.enter_context(tempfile.TemporaryDirectory(prefix="ratumrad-turnover-"))
-        log = stack.enter_context(open(Path(logs) / "server.log", "wb"))
-        sock = cluster.listen("127.0.0.1", 0)
-        server = cluster.start(sock, {**BENCH_ENV, "DATABASE_URL": url}, log)
-        stack.callback(cluster.stop, [server])
-        site = Site(f"http://127.0.0.1:{sock.getsockname()[1]}")
-        await wait_ready(site)
+        site, server, url = await one_server(stack, BENCH_ENV, "turnover")
         layer = "Redis" if os.environ.get("REDIS_URL") else "in-memory"
         database = "PostgreSQL" if url.startswith("postgres") else "SQLite"
         print(f"one server process, {database}, {layer} channel layer", flush=True)
