@@ -4,6 +4,7 @@ within one kind of game (Rat um Rad unless told otherwise)."""
 from __future__ import annotations
 
 import functools
+import threading
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -251,13 +252,14 @@ def finished_game_extras(game: Game):
     results row's ``rating_change`` (``null`` where the game rated nobody: a kind ranked by
     scores, or not rated yet) and, in a seat's own view, ``you.new_achievements``: the keys of
     the achievements this game earned the seat first. One statement, whatever the views."""
-    changes: dict[int, float] = {}
-    earned: dict[int, list[str]] = {}
-    for user_id, before, after, key, _, _ in rows.fetch_rows(_finished_sql(), [game.pk] * 2):
-        if key is None:
-            changes[user_id] = display(after - before)
-        else:
-            earned.setdefault(user_id, []).append(key)
+    key = (game.pk, game.finished)  # (a game deleted, its id may come again: not its end)
+    found = _final.get(key)
+    if found is None:
+        found = _read_extras(game.pk)
+        # Only as committed: a transaction that read its own rating could still roll back.
+        if found[0] and not connection.in_atomic_block:
+            _remember(key, found)
+    changes, earned = found
 
     def add(view: dict, seated: int | None) -> None:
         for row in view.get("results") or []:
@@ -266,6 +268,34 @@ def finished_game_extras(game: Game):
             view["you"]["new_achievements"] = earned.get(seated, [])
 
     return add
+
+
+# The extras of rated games, by game, in this process. A game is rated once, and its
+# achievements are made with its rating: once it has rating changes, what its views show
+# of the rankings is final, and every later view of it (each answer to "Play again", a
+# page) needs no read. A game without (a kind ranked by scores, a rating that failed and
+# waits for ``rate_games``) is read every time.
+FINAL_KEPT = 1000
+_final: dict[tuple, tuple[dict[int, float], dict[int, list[str]]]] = {}  # by (id, end)
+_final_lock = threading.Lock()
+
+
+def _read_extras(game_id: int) -> tuple[dict[int, float], dict[int, list[str]]]:
+    changes: dict[int, float] = {}
+    earned: dict[int, list[str]] = {}
+    for user_id, before, after, key, _, _ in rows.fetch_rows(_finished_sql(), [game_id] * 2):
+        if key is None:
+            changes[user_id] = display(after - before)
+        else:
+            earned.setdefault(user_id, []).append(key)
+    return changes, earned
+
+
+def _remember(key: tuple, extras: tuple[dict, dict]) -> None:
+    with _final_lock:
+        _final[key] = extras
+        while len(_final) > FINAL_KEPT:  # the oldest first (a dict keeps its order)
+            del _final[next(iter(_final))]
 
 
 @functools.cache

@@ -4,10 +4,13 @@ Both are in the broadcast that announces the end and in every view read later.""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 
 import pytest
-from django.db import connection
+from django.core.management import call_command
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
@@ -15,6 +18,7 @@ from games import broadcast, selectors
 from games.models import Game
 from games.services.admin import game_end_now
 from games.services.lifecycle import game_create, game_join, game_start
+from rankings import services
 from rankings.models import EarnedAchievement, RatingChange
 from rankings.services import display
 from tests.test_road300_site import play_out
@@ -132,3 +136,58 @@ def test_a_game_still_being_played_reads_nothing_of_the_rankings(people):
     assert selectors.finished_extras(game) is None
     view = selectors.game_view(game, people[0].pk)
     assert "new_achievements" not in view["you"] and "results" not in view
+
+
+def rankings_reads(queries: CaptureQueriesContext) -> int:
+    table = RatingChange._meta.db_table
+    return sum(
+        query["sql"].lstrip().upper().startswith("SELECT") and table in query["sql"]
+        for query in queries.captured_queries
+    )
+
+
+def ended_unrated(players) -> Game:
+    game = started(players)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr("rankings.services.rate_game", lambda **kwargs: [])
+        game_end_now(game_id=game.pk)
+    game.refresh_from_db()
+    return game
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rated_games_rankings_are_read_once_a_process_and_an_unrated_games_every_time(people):
+    # Outside a transaction, as the broadcasts after a commit: a rated game's changes and
+    # achievements are final, so each answer to "Play again" (and each page) shows them
+    # as its end's broadcast read them; a game not rated yet is read until it is.
+    alice, bob = people[:2]
+    rated = started([alice, bob])
+    game_end_now(game_id=rated.pk)  # its broadcast reads them
+    rated.refresh_from_db()
+    changes = {row.user_id: display(row.delta) for row in RatingChange.objects.filter(game=rated)}
+    for viewer in (alice.pk, bob.pk, None):
+        with CaptureQueriesContext(connection) as queries:
+            rows = selectors.game_view(rated, viewer)["results"]
+        assert rankings_reads(queries) == 0
+        assert {row["player"]: row["rating_change"] for row in rows} == changes
+
+    unrated = ended_unrated([alice, bob])
+    for _ in range(2):
+        with CaptureQueriesContext(connection) as queries:
+            rows = selectors.game_view(unrated, alice.pk)["results"]
+        assert rankings_reads(queries) == 1 and [r["rating_change"] for r in rows] == [None] * 2
+    call_command("rate_games", stdout=io.StringIO())  # rated later: the views show it
+    rows = selectors.game_view(unrated, alice.pk)["results"]
+    assert all(isinstance(row["rating_change"], float) for row in rows)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rankings_read_inside_a_transaction_are_not_kept_for_later_views(people):
+    game = ended_unrated(people[:2])
+    with contextlib.suppress(ZeroDivisionError), transaction.atomic():
+        services.rate_game(game=game, results=services.results_of(game))
+        assert all(row["rating_change"] for row in selectors.game_view(game, None)["results"])
+        raise ZeroDivisionError  # rolled back: the game was never rated
+    with CaptureQueriesContext(connection) as queries:
+        rows = selectors.game_view(game, None)["results"]
+    assert rankings_reads(queries) == 1 and [row["rating_change"] for row in rows] == [None] * 2
