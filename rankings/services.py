@@ -51,8 +51,6 @@ def rate_game(
     # The statements without the query compiler (``games.rows``, ``games.moves.sql``): a
     # game's end makes them, and compiling them cost more than running them.
     with transaction.atomic(savepoint=False):
-        if rows.fetch_rows(_rated_sql(), [game.pk]):
-            return []
         players = [row["player"] for row in results]
         bots = computer_players(game, seats)
         start = MODEL.rating()
@@ -71,7 +69,11 @@ def rate_game(
             ],
             ignore_conflicts=True,
         )
-        locked = rows.fetch(Rating, _locked_ratings_sql(len(players)), [game.kind, *players])
+        # Locked with whether the game was rated before (then nothing changes): one statement.
+        params = [game.pk, game.kind, *players]
+        locked = rows.fetch(Rating, _locked_ratings_sql(len(players)), params, extra=["rated"])
+        if any(rating.rated for rating in locked):
+            return []
         ratings = {rating.user_id: rating for rating in locked}
         before = [ratings[player] for player in players]
         after = MODEL.rate(
@@ -107,17 +109,13 @@ def rate_game(
 
 
 @functools.cache
-def _rated_sql() -> str:
-    """Whether a game has been rated: one of its rating changes."""
-    return f"SELECT 1 FROM {RatingChange._meta.db_table} WHERE game_id = %s LIMIT 1"
-
-
-@functools.cache
 def _locked_ratings_sql(count: int) -> str:
-    """``count`` players' ratings in one kind, locked in the order of their user ids."""
+    """``count`` players' ratings in one kind, locked in the order of their user ids, each
+    with whether a game has been rated (one of its rating changes)."""
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    rated = f"SELECT 1 FROM {RatingChange._meta.db_table} WHERE game_id = %s"
     return (
-        f"SELECT {rows.columns(Rating, 'row')} FROM {Rating._meta.db_table} row"
+        f"SELECT {rows.columns(Rating, 'row')}, EXISTS ({rated}) FROM {Rating._meta.db_table} row"
         f" WHERE row.kind = %s AND row.user_id IN ({', '.join(['%s'] * count)})"
         f" ORDER BY row.user_id{lock}"
     )

@@ -199,3 +199,23 @@ def test_a_whole_game_against_a_computer_player_rates_both_and_marks_the_bot(set
     winner, loser = sorted(rows.values(), key=lambda row: row.place)
     assert (winner.place, loser.place) == (1, 2)  # no tie with this seed
     assert winner.delta > 0 > loser.delta
+
+
+def test_rating_a_game_makes_missing_rows_then_locks_them_and_asks_if_rated_in_one_statement(
+    people,
+):
+    alice, bob = people[:2]
+    game = finished([alice, bob])
+    results = [
+        {"player": alice.pk, "total": 30, "place": 1},
+        {"player": bob.pk, "total": 20, "place": 2},
+    ]
+    seats = list(Seat.objects.filter(game=game))  # (as the end has them)
+    with CaptureQueriesContext(connection) as first:
+        assert len(ratings.rate_game(game=game, results=results, seats=seats)) == 2
+    # The missing ratings made; locked, with whether the game was rated; written.
+    assert len(first.captured_queries) == (3 if connection.vendor == "postgresql" else 5)
+    with CaptureQueriesContext(connection) as again:
+        assert ratings.rate_game(game=game, results=results, seats=seats) == []
+    assert len(again.captured_queries) == 2  # (the rows exist already) and nothing written
+    assert RatingChange.objects.filter(game=game).count() == 2
