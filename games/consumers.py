@@ -38,6 +38,7 @@ from games.services.seats import game_leave, seat_take_back
 
 # A change this old whose update a socket has not had was lost on the way (see on_beat).
 MESSAGE_GRACE = timedelta(seconds=2)
+OPEN_AND_CLOSE = ("websocket.connect", "websocket.disconnect")
 
 
 @dataclass(frozen=True)
@@ -160,9 +161,10 @@ class GameConsumer(ProtocolConsumer):
         self.fed_seq = opened.view["seq"]  # older entries come with REQUEST_HISTORY
 
     async def handle(self, message: dict) -> None:
-        if getattr(self, "recorded", False) or message["type"].startswith("websocket."):
+        # A socket that was refused handles nothing more before it closes: neither what its
+        # game's group sends nor what its client sent meanwhile.
+        if getattr(self, "recorded", False) or message["type"] in OPEN_AND_CLOSE:
             await super().handle(message)
-        # (Else a message of the game's group to a socket that was refused, before it closes.)
 
     async def leave(self) -> None:
         if not getattr(self, "recorded", False):

@@ -68,7 +68,7 @@ async def test_T5_2_a_socket_refused_a_daily_game_sends_nothing_of_what_happens_
 ):
     # A game socket joins its game's group before it reads the game: what the group hears
     # while an onlooker's socket is being refused (here a chat line of the player) is not
-    # sent to it, neither before its close nor after.
+    # sent to it, neither before its close nor after; nor is a SYNC its client sent.
     alice, bob = await make_people("alice", "bob")
     game_id = await daily_game(alice)
     enter = GameConsumer._enter
@@ -80,6 +80,7 @@ async def test_T5_2_a_socket_refused_a_daily_game_sends_nothing_of_what_happens_
 
     monkeypatch.setattr(GameConsumer, "_enter", enter_meanwhile)
     watcher = await Socket.open(f"/ws/games/{game_id}/", bob)
+    await watcher.send({"type": "SYNC"})  # sent before the refusal came: not answered either
     assert (await watcher.expect("ERROR"))["code"] == "sealed"
     await watcher.expect_close(4003)
     assert await watcher.comm.receive_nothing(0.3)
