@@ -198,15 +198,15 @@ for i, key in ipairs(KEYS) do redis.call('ZREM', key, ARGV[1]) end
 return 0
 """
 
-_scripts: dict[tuple[int, str], object] = {}
+_scripts: dict[str, object] = {}  # by source: redis-py's script, run with any client
 
 
 def _script(client, source: str):
-    """``source`` registered with ``client`` (redis-py sends its hash, and the text once)."""
-    key = (id(client), source)
-    found = _scripts.get(key)
+    """``source`` run by ``client`` (redis-py sends its hash, and its text the first time
+    the server does not know it). Django's cache makes a client for every call."""
+    found = _scripts.get(source)
     if found is None:
-        found = _scripts[key] = client.register_script(source)
+        found = _scripts[source] = client.register_script(source)
     return lambda keys, args: found(keys=keys, args=args, client=client)
 
 

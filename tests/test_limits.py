@@ -300,6 +300,8 @@ def test_in_redis_a_socket_takes_and_frees_both_its_slots_in_one_trip_each(in_re
     assert in_redis == ["release"]
     assert holders("user", "7") == ["c2"] and holders("address", "10.0.0.1") == ["c2", "c4"]
     assert limits.SocketSlots("c6", 7, "10.0.0.1").claim() is None
+    # One script of each kind, whatever the number of calls (Django makes a client for each).
+    assert set(limits._scripts) <= {limits.CLAIM, limits.RENEW, limits.RELEASE}
 
 
 def test_in_redis_slots_of_a_server_that_died_expire_and_one_beat_renews_all(in_redis, monkeypatch):
