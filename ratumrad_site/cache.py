@@ -104,22 +104,22 @@ class ResilientRedisCache(RedisCache):
             log.warning("Redis cache reachable again after %.1f s", time.monotonic() - since)
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        if self._redis_allowed():
-            try:
-                result = getattr(super(), name)(*args, **kwargs)
-            except UNREACHABLE as error:
-                self._failed(error)
-            else:
-                self._succeeded()
-                return result
-        return getattr(self._local, name)(*args, **kwargs)
+        redis = super()
+        return self._redis_or(
+            lambda: getattr(redis, name)(*args, **kwargs),
+            lambda: getattr(self._local, name)(*args, **kwargs),
+        )
 
     def on_redis(self, use: Callable[[Any], Any], otherwise: Callable[[], Any]) -> Any:
         """``use(client)`` with Redis's own client (for what the cache API has no call for),
         or ``otherwise()`` while Redis is away, as every call of the cache."""
+        return self._redis_or(lambda: use(self._cache.get_client(write=True)), otherwise)
+
+    def _redis_or(self, call: Callable[[], Any], otherwise: Callable[[], Any]) -> Any:
+        """``call()`` on Redis, or ``otherwise()`` while Redis is away or once it failed."""
         if self._redis_allowed():
             try:
-                result = use(self._cache.get_client(write=True))
+                result = call()
             except UNREACHABLE as error:
                 self._failed(error)
             else:
