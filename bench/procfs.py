@@ -73,3 +73,12 @@ def run_seconds(pid: int) -> float:
         except (OSError, IndexError, ValueError):
             continue  # gone meanwhile
     return total / 1e9
+
+
+def thread_seconds(pid: int, tid: int | None = None) -> float:
+    """CPU time of thread ``tid`` of process ``pid`` (its main thread by default), to the
+    nanosecond (``schedstat``); 0 for a thread gone."""
+    try:
+        return int(Path(f"/proc/{pid}/task/{tid or pid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0

@@ -29,7 +29,10 @@ The server's CPU is read before and after each step (``procfs.cpu_seconds``: eve
 those that ended too, in clock ticks of 10 ms: over many steps the ticks' rounding evens
 out, and consecutive moves add up exactly); after an end and after the sockets close the
 bench waits ``SETTLE`` seconds for the server to finish, and the server's idle CPU over that
-wait is taken off. On PostgreSQL the CPU of the server's database backends is shown too (to
+wait is taken off. In parentheses: the part of it in the server's main thread, its event
+loop (the sockets, the channel layer, the moves made on the loop), to the nanosecond
+(``procfs.thread_seconds``); the rest is the worker threads' (the database thread, the moves
+that end a game). On PostgreSQL the CPU of the server's database backends is shown too (to
 the nanosecond: ``procfs.run_seconds``), with the connections they opened.
 
 One game at a time, the server wakes up for every message: each step costs it more than
@@ -70,7 +73,7 @@ sys.path.insert(0, str(ROOT))
 
 import uvloop  # noqa: E402
 from loadtest import SERVER_ENV, Site, Stats, Table, one_server, raise_file_limit  # noqa: E402
-from procfs import cpu_seconds, run_seconds  # noqa: E402
+from procfs import cpu_seconds, run_seconds, thread_seconds  # noqa: E402
 
 from games import registry  # noqa: E402
 
@@ -103,24 +106,40 @@ class Meter:
 
     def read(self) -> Reading:
         backends = {pid: run_seconds(pid) for pid in self.backends()}
-        return Reading(cpu_seconds(self.pid), backends)
+        return Reading(cpu_seconds(self.pid), thread_seconds(self.pid), backends)
 
 
 @dataclass
 class Reading:
     server: float
+    loop: float  # the server's main thread: its event loop
     backends: dict[int, float]  # by pid
 
-    def since(self, before: Reading) -> tuple[float, float, int]:
-        """CPU seconds of the server and of its backends since ``before`` (a backend that
-        ended meanwhile is missed; one that began counts whole), and the backends that
-        began."""
+    def since(self, before: Reading) -> tuple[float, float, float, int]:
+        """CPU seconds of the server, of its event loop and of its backends since ``before``
+        (a backend that ended meanwhile is missed; one that began counts whole), and the
+        backends that began."""
         backends = self.backends.items()
         return (
             self.server - before.server,
+            self.loop - before.loop,
             sum(spent - before.backends.get(pid, 0.0) for pid, spent in backends),
             len(self.backends.keys() - before.backends.keys()),
         )
+
+
+@dataclass(frozen=True)
+class Idle:
+    """The server's CPU seconds per second with nothing to do: all of it, its event loop's."""
+
+    server: float
+    loop: float
+
+    def over(self, seconds: float) -> tuple[float, float]:
+        return self.server * seconds, self.loop * seconds
+
+
+NOTHING = (0.0, 0.0)  # no idle CPU to take off
 
 
 class Tally:
@@ -128,55 +147,67 @@ class Tally:
 
     def __init__(self):
         self.server: dict[str, float] = {}
+        self.loop: dict[str, float] = {}
         self.database: dict[str, float] = {}
         self.count: dict[str, int] = {}
         self.connections: dict[str, int] = {}  # database connections opened
-        self.rounds: list[tuple[float, float, int, int, int]] = []  # CPU and counts
+        # Per round: CPU (server, event loop, database), connections opened, moves, ends.
+        self.rounds: list[tuple[float, float, float, int, int, int]] = []
 
     def add(
-        self, step: str, before: Reading, after: Reading, idle: float = 0.0, count: int = 1
+        self,
+        step: str,
+        before: Reading,
+        after: Reading,
+        idle: tuple[float, float] = NOTHING,
+        count: int = 1,
     ) -> None:
         """``count`` steps, metered together."""
-        server, database, connections = after.since(before)
-        self.server[step] = self.server.get(step, 0.0) + server - idle
+        server, loop, database, connections = after.since(before)
+        self.server[step] = self.server.get(step, 0.0) + server - idle[0]
+        self.loop[step] = self.loop.get(step, 0.0) + loop - idle[1]
         self.database[step] = self.database.get(step, 0.0) + database
         self.count[step] = self.count.get(step, 0) + count
         self.connections[step] = self.connections.get(step, 0) + connections
 
-    def round(self, before: Reading, after: Reading, idle: float, moves: int, ends: int) -> None:
+    def round(
+        self, before: Reading, after: Reading, idle: tuple[float, float], moves: int, ends: int
+    ) -> None:
         """A round of ``moves`` ordinary moves and ``ends`` moves that ended their game."""
-        server, database, connections = after.since(before)
-        self.rounds.append((server - idle, database, connections, moves, ends))
+        server, loop, database, connections = after.since(before)
+        self.rounds.append((server - idle[0], loop - idle[1], database, connections, moves, ends))
 
-    def per(self, step: str) -> tuple[float, float, float]:
-        """Per step: the server's CPU milliseconds, the database's, the connections opened."""
+    def per(self, step: str) -> tuple[float, float, float, float]:
+        """Per step: the server's CPU milliseconds, its event loop's, the database's, the
+        connections opened."""
         if step in ("move", "end"):
             return self.per_move_or_end(step)
         count = self.count.get(step, 0) or 1
         return (
             self.server.get(step, 0) / count * 1000,
+            self.loop.get(step, 0) / count * 1000,
             self.database.get(step, 0) / count * 1000,
             self.connections.get(step, 0) / count,
         )
 
-    def per_move_or_end(self, step: str) -> tuple[float, float, float]:
+    def per_move_or_end(self, step: str) -> tuple[float, float, float, float]:
         """An ordinary move: the rounds without an end, per move. An end: the rounds with
         ends, less their ordinary moves at that cost, per end."""
-        plain = [r for r in self.rounds if not r[4]]
-        moves = sum(r[3] for r in plain) or 1
-        move = [sum(r[part] for r in plain) / moves for part in range(3)]
+        plain = [r for r in self.rounds if not r[5]]
+        moves = sum(r[4] for r in plain) or 1
+        move = [sum(r[part] for r in plain) / moves for part in range(4)]
         if step == "move":
-            return (move[0] * 1000, move[1] * 1000, move[2])
-        ending = [r for r in self.rounds if r[4]]
-        ends = sum(r[4] for r in ending) or 1
-        beyond = [sum(r[part] - r[3] * move[part] for r in ending) / ends for part in range(3)]
-        return (beyond[0] * 1000, beyond[1] * 1000, beyond[2])
+            return (move[0] * 1000, move[1] * 1000, move[2] * 1000, move[3])
+        ending = [r for r in self.rounds if r[5]]
+        ends = sum(r[5] for r in ending) or 1
+        beyond = [sum(r[part] - r[4] * move[part] for r in ending) / ends for part in range(4)]
+        return (beyond[0] * 1000, beyond[1] * 1000, beyond[2] * 1000, beyond[3])
 
 
-async def settle(meter: Meter, idle_rate: float) -> tuple[Reading, float]:
+async def settle(meter: Meter, idle_rate: Idle) -> tuple[Reading, tuple[float, float]]:
     """Wait ``SETTLE`` seconds; the reading then, and the idle CPU to take off."""
     await asyncio.sleep(SETTLE)
-    return meter.read(), idle_rate * SETTLE
+    return meter.read(), idle_rate.over(SETTLE)
 
 
 async def within_flood_guard(sent: deque[float]) -> None:
@@ -212,7 +243,7 @@ async def move_once(table: Table, sent: dict[int, deque[float]]) -> bool:
     return table.players[0].state["status"] == "FINISHED"
 
 
-async def play(tables: list[Table], meter: Meter, tally: Tally, idle_rate: float) -> None:
+async def play(tables: list[Table], meter: Meter, tally: Tally, idle_rate: Idle) -> None:
     """Every table's game played to its end in rounds: each table whose game goes on makes
     one move, all at once, and the round is metered. A round in which no game ended counts
     as that many ordinary moves; one in which games ended (after ``SETTLE``) as its ordinary
@@ -223,13 +254,13 @@ async def play(tables: list[Table], meter: Meter, tally: Tally, idle_rate: float
         before = meter.read()
         ended = await asyncio.gather(*(move_once(table, sent) for table in playing))
         ends = sum(ended)
-        after, idle = await settle(meter, idle_rate) if ends else (meter.read(), 0.0)
+        after, idle = await settle(meter, idle_rate) if ends else (meter.read(), NOTHING)
         tally.round(before, after, idle, len(playing) - ends, ends)
         playing = [table for table, over in zip(playing, ended, strict=True) if not over]
 
 
 async def close_sockets(
-    tables: list[Table], meter: Meter, tally: Tally, idle_rate: float
+    tables: list[Table], meter: Meter, tally: Tally, idle_rate: Idle
 ) -> Reading:
     """The players' sockets closed and metered; the reading after."""
     before = meter.read()
@@ -239,11 +270,12 @@ async def close_sockets(
     return after
 
 
-async def idle_cpu(meter: Meter, seconds: float = 2.0) -> float:
-    """The server's CPU seconds per second with nothing to do."""
+async def idle_cpu(meter: Meter, seconds: float = 2.0) -> Idle:
+    """The server's CPU seconds per second with nothing to do, all and its event loop's."""
     before = meter.read()
     await asyncio.sleep(seconds)
-    return meter.read().since(before)[0] / seconds
+    server, loop, _, _ = meter.read().since(before)
+    return Idle(server / seconds, loop / seconds)
 
 
 async def run(site: Site, meter: Meter, args) -> Tally:
@@ -255,12 +287,12 @@ async def run(site: Site, meter: Meter, args) -> Tally:
     # A first game warms the server up (its pools, its caches); it is not counted.
     rematch = args.successor == "rematch"
     await asyncio.gather(*(table.seat() for table in tables))
-    await play(tables, meter, Tally(), 0.0)
+    await play(tables, meter, Tally(), Idle(0.0, 0.0))
     if not rematch:  # else the first game's sockets stay open for its "Play again"
         await asyncio.gather(*(table.leave() for table in tables))
     await asyncio.sleep(1)
     idle_rate = await idle_cpu(meter)
-    print(f"idle server: {idle_rate * 1000:.2f} ms of CPU a second", flush=True)
+    print(f"idle server: {idle_rate.server * 1000:.2f} ms of CPU a second", flush=True)
     tally = Tally()
     cycles = max(1, args.games // args.tables)
     for cycle in range(1, cycles + 1):
@@ -270,7 +302,7 @@ async def run(site: Site, meter: Meter, args) -> Tally:
             after, idle = await settle(meter, idle_rate)
         else:
             games = await asyncio.gather(*(table.new_game() for table in tables))
-            after, idle = meter.read(), 0.0
+            after, idle = meter.read(), NOTHING
         tally.add("set-up", before, after, idle, len(tables))
         if rematch:  # the finished games' sockets close, then the new ones' open
             after = await close_sockets(tables, meter, tally, idle_rate)
@@ -282,7 +314,7 @@ async def run(site: Site, meter: Meter, args) -> Tally:
             )
         )
         opened = meter.read()
-        tally.add("sockets open", after, opened, 0.0, len(tables))
+        tally.add("sockets open", after, opened, NOTHING, len(tables))
         await play(tables, meter, tally, idle_rate)
         if not rematch:
             await close_sockets(tables, meter, tally, idle_rate)
@@ -295,22 +327,23 @@ async def run(site: Site, meter: Meter, args) -> Tally:
 
 def report(tally: Tally, args, database: bool) -> None:
     games = tally.count.get("set-up", 0)
-    moves = sum(r[3] for r in tally.rounds)
+    moves = sum(r[4] for r in tally.rounds)
     print(
         f"{games} games of {args.kind} with {args.players} players, {args.tables} at a time;"
         f" {moves / max(1, games):.1f} ordinary moves a game"
     )
-    unit = "server / its database backends" if database else "server"
+    unit = "server (its event loop)" + (" / its database backends" if database else "")
 
-    def figures(server: float, backend: float, connections: float) -> str:
+    def figures(server: float, loop: float, backend: float, connections: float) -> str:
+        own = f"{server:6.2f} ms ({loop:5.2f})"
         if not database:
-            return f"{server:6.2f} ms"
-        return f"{server:6.2f} / {backend:5.2f} ms, {connections:4.2f} connections opened"
+            return own
+        return f"{own} / {backend:5.2f} ms, {connections:4.2f} connections opened"
 
     print(f"CPU per step ({unit}):")
     move = tally.per("move")
     print(f"  {'ordinary move':<16} {figures(*move)}")
-    total = [0.0, 0.0, 0.0]
+    total = [0.0, 0.0, 0.0, 0.0]
     for step in STEPS:
         each = tally.per(step)
         total = [a + b for a, b in zip(total, each, strict=True)]
