@@ -353,6 +353,10 @@ def report(tally: Tally, args, database: bool) -> None:
     beyond = [a - b for a, b in zip(total, move, strict=True)]
     print(f"  {'beyond a move':<16} {figures(*beyond)}")
     print("    (the turnover less one ordinary move)")
+    ended = [a + b for a, b in zip(tally.per("end"), tally.per("set-up"), strict=True)]
+    print(f"  {'end + set-up':<16} {figures(*ended)}")
+    moves = ended[0] / move[0] if move[0] > 0 else float("nan")
+    print(f"    (a game's end and its successor's set-up: {moves:.1f} ordinary moves' worth)")
 
 
 async def main_async(args) -> None:
