@@ -152,9 +152,9 @@ def renew_all(every: list[SocketSlots]) -> None:
         _on_redis(lambda client, keys=keys, args=args: _script(client, RENEW)(keys, args), list)
     for slots in every:
         for key in slots.keys:
-            if not cache.touch(key, slot_seconds()):
+            if not cache.touch(key, ttl):
                 # Expired meanwhile (a long pause): take it again if still free.
-                cache.add(key, slots.channel_name, slot_seconds())
+                cache.add(key, slots.channel_name, ttl)
 
 
 def _set_key(kind: str, owner: str) -> str:
