@@ -7,6 +7,7 @@ import logging
 from django.db import transaction
 
 from games.models import Game
+from games.moves import sql
 from rankings import services
 
 logger = logging.getLogger(__name__)
@@ -25,12 +26,13 @@ def finished_game(sender, *, game: Game, results: list[dict], seats=None, **kwar
 
     This runs inside the transaction that ends the game: a failure here must not undo the
     game's end. The steps are made under one savepoint (each of its own would cost two more
-    round trips to the database at every game's end); if any fails, that savepoint is rolled
-    back and each step is made again under one of its own, so that the others stand and the
-    failure is logged (``manage.py rate_games`` rates such a game later).
+    round trips to the database at every game's end), and their writes wait to go together
+    (one statement on PostgreSQL); if any fails, that savepoint is rolled back and each step
+    is made again under one of its own, so that the others stand and the failure is logged
+    (``manage.py rate_games`` rates such a game later).
     """
     try:
-        with transaction.atomic():
+        with transaction.atomic(), sql.batch():
             for name, _ in STEPS:
                 getattr(services, name)(game=game, results=results, seats=seats)
         return

@@ -56,6 +56,7 @@ def rate_game(
         start = MODEL.rating()
         # Create missing rows first (a concurrent game may create them too), then lock
         # them in a fixed order, so that two games sharing players update one after the other.
+        # Sent at once, also inside the receiver's batch: the read below needs the rows.
         sql.insert(
             [
                 Rating(
@@ -68,6 +69,7 @@ def rate_game(
                 for p in players
             ],
             ignore_conflicts=True,
+            now=True,
         )
         # Locked with whether the game was rated before (then nothing changes): one statement.
         params = [game.pk, game.kind, *players]
@@ -101,7 +103,7 @@ def rate_game(
             rating.mu, rating.sigma, rating.ordinal = new.mu, new.sigma, new.ordinal()
             rating.games += 1
             rating.is_bot = rating.user_id in bots
-        with sql.batch():  # one statement on PostgreSQL
+        with sql.batch():  # one statement on PostgreSQL (the receiver's, if inside it)
             for rating in before:
                 sql.update(rating, RATED_FIELDS)
             sql.insert(changes)

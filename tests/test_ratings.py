@@ -164,6 +164,34 @@ def test_a_games_end_rates_and_awards_under_one_savepoint(people):
     assert len(savepoints) == 1
     assert RatingChange.objects.filter(game=game).count() == 2
     assert EarnedAchievement.objects.filter(game=game).exists()
+    # The ratings' writes and the achievements' wait for each other: one statement.
+    tables = (RatingChange._meta.db_table, EarnedAchievement._meta.db_table)
+    writes = [
+        q["sql"]
+        for q in queries.captured_queries
+        if any(f"INSERT INTO {connection.ops.quote_name(table)}" in q["sql"] for table in tables)
+    ]
+    assert len(writes) == (1 if connection.vendor == "postgresql" else 2), writes
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite keeps no length")
+def test_a_write_that_fails_in_the_steps_common_statement_undoes_them_and_each_goes_alone(
+    people, monkeypatch, caplog
+):
+    # The achievements' insert fails in the database (a key too long for its column), in the
+    # statement it shares with the ratings' writes: both are undone, then each step is made
+    # under a savepoint of its own, and the rating stands.
+    from rankings import achievements
+
+    too_long = achievements.Achievement("ratumrad", "k" * 40, "t", "d", lambda game: True)
+    monkeypatch.setattr(achievements, "of_kind", lambda kind: [too_long])
+    game = started(people[:2])
+    with caplog.at_level(logging.ERROR, logger="rankings.receivers"):
+        game_end_now(game_id=game.pk)
+    assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
+    assert RatingChange.objects.filter(game=game).count() == 2
+    assert not EarnedAchievement.objects.filter(game=game).exists()
+    assert f"could not award the achievements of game {game.pk}" in caplog.text
 
 
 def test_the_rate_games_command_rates_finished_games_left_unrated(people, capsys):

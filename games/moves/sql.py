@@ -293,17 +293,25 @@ def _insert_sql(model: type[Model], count: int, vendor: str) -> tuple[str, str, 
     return f"{start} VALUES " + ", ".join([row] * count), guarded, columns
 
 
-def insert(instances: Sequence[Model], ignore_conflicts: bool = False) -> None:
+def insert(instances: Sequence[Model], ignore_conflicts: bool = False, now: bool = False) -> None:
     """``bulk_create(instances, ignore_conflicts=...)`` for new rows of one model whose ids
     are not needed: with ``ignore_conflicts`` a row that would break a unique constraint is
-    left out (``ON CONFLICT DO NOTHING``, which SQLite knows too)."""
+    left out (``ON CONFLICT DO NOTHING``, which SQLite knows too). ``now``: sent at once,
+    also inside a batch (not a guarded one), for a read that follows and needs the rows."""
     if not instances:
         return
     db = _db()
     sql, guarded_sql, columns = _insert_sql(type(instances[0]), len(instances), db.vendor)
     if ignore_conflicts:
         sql, guarded_sql = f"{sql} ON CONFLICT DO NOTHING", f"{guarded_sql} ON CONFLICT DO NOTHING"
-    _write(_Write(sql, _insert_params(instances, columns, db), guarded_sql))
+    write = _Write(sql, _insert_params(instances, columns, db), guarded_sql)
+    if not now:
+        _write(write)
+        return
+    if collecting():
+        raise RuntimeError("a guarded batch cannot send a write ahead of itself")
+    with _cursor() as cursor:
+        cursor.execute(write.sql, write.params)
 
 
 def _insert_params(instances: Sequence[Model], columns: list, db) -> list:
@@ -335,6 +343,51 @@ def create(instances: Sequence[Model]) -> None:
     for instance, pk in zip(instances, ids, strict=True):
         instance.pk = pk
         instance._state.adding, instance._state.db = False, db.alias
+
+
+def create_with(parent: Model, children: Sequence[Model], link: str) -> None:
+    """``create([parent])``, then ``create(children)`` with each child's ``link`` (a foreign
+    key) set to ``parent``. On PostgreSQL one statement: the children's rows take the
+    parent's new id from the part that inserts it. Not inside a batch (as ``create``)."""
+    db = _db()
+    if db.vendor != "postgresql" or not children:
+        create([parent])
+        for child in children:
+            setattr(child, link, parent)
+        create(children)
+        return
+    if getattr(_pending, "writes", None) is not None:
+        raise RuntimeError("rows whose ids are needed cannot wait for a batch")
+    quote, parent_meta = db.ops.quote_name, type(parent)._meta
+    parent_sql, _, parent_columns = _insert_sql(type(parent), 1, db.vendor)
+    meta = type(children[0])._meta
+    key = meta.get_field(link)
+    columns = [field for field in meta.concrete_fields if field not in (meta.auto_field, key)]
+    # A VALUES list's parameters get no types from the table's columns: they are cast.
+    typed = "(" + ", ".join(f"CAST(%s AS {field.cast_db_type(db)})" for field in columns) + ")"
+    names = ", ".join(quote(field.column) for field in (key, *columns))
+    sql = (
+        f"WITH parent AS ({parent_sql} RETURNING {quote(parent_meta.pk.column)})"
+        f" INSERT INTO {quote(meta.db_table)} ({names})"
+        f" SELECT parent.{quote(parent_meta.pk.column)}, new.* FROM parent,"
+        f" (VALUES {', '.join([typed] * len(children))}) AS new"
+        f" RETURNING {quote(key.column)}, {quote(meta.pk.column)}"
+    )
+    params = [
+        *_insert_params([parent], parent_columns, db),
+        *_insert_params(children, columns, db),
+    ]
+    # The rows come back in the order of the VALUES list, as for ``create`` (and as Django's
+    # bulk_create relies on for its INSERT ... SELECT on PostgreSQL).
+    with _cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    parent.pk = found[0][0]
+    parent._state.adding, parent._state.db = False, db.alias
+    for child, (_, pk) in zip(children, found, strict=True):
+        setattr(child, link, parent)
+        child.pk = pk
+        child._state.adding, child._state.db = False, db.alias
 
 
 def update_where(model: type[Model], values: dict[str, Any], where: dict[str, Any]) -> None:

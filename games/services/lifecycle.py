@@ -172,11 +172,10 @@ def do_game_create(*, user: AbstractBaseUser, new: NewGame) -> Game:
         turn_seconds=new.turn_seconds,
         pace=new.pace,
     )
-    sql.create([game])
-    seats = [Seat(game=game, user=user)]
+    seats = [Seat(user=user)]
     for bot_user in bot_users(new.bots, exclude={user.pk}):
-        seats.append(Seat(game=game, user=bot_user, is_bot=True, bot=new.kind.default_bot))
-    sql.create(seats)  # one statement for them all, in the order of their seats
+        seats.append(Seat(user=bot_user, is_bot=True, bot=new.kind.default_bot))
+    sql.create_with(game, seats, "game")  # one statement for them all, in their seats' order
     game.seat_count = len(seats)  # as the lobby's queries annotate it (``game_summary``)
     if new.kind.solo:
         do_game_start(game=game, seats=seats, fresh=True)

@@ -109,7 +109,6 @@ def _seat_again(game: Game, seats: list[Seat], people: list[Seat]) -> tuple[Game
         turn_seconds=game.turn_seconds,
         pace=game.pace,
     )
-    sql.create([new])
     gone = [seat for seat in seats if seat.left and not seat.is_bot]
     stand_ins = iter(bot_users(len(gone), exclude={seat.user_id for seat in seats}))
     new_seats = []
@@ -117,8 +116,8 @@ def _seat_again(game: Game, seats: list[Seat], people: list[Seat]) -> tuple[Game
         user_id, is_bot, bot = seat.user_id, seat.is_bot, seat.bot
         if seat in gone:
             user_id, is_bot, bot = next(stand_ins).pk, True, game_kind.default_bot
-        new_seats.append(Seat(game=new, user_id=user_id, is_bot=is_bot, bot=bot))
-    sql.create(new_seats)  # one statement; the rows' ids come back
+        new_seats.append(Seat(user_id=user_id, is_bot=is_bot, bot=bot))
+    sql.create_with(new, new_seats, "game")  # one statement; the rows' ids come back
     return new, new_seats
 
 
