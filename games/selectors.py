@@ -143,6 +143,19 @@ def versioned_from_rows(found: list[tuple]) -> tuple[Game | None, list[Seat]]:
     return _from_rows(found, True)
 
 
+def versioned_game_seats_offer(game_id: int) -> tuple[Game | None, list[Seat], Rematch | None]:
+    """``versioned_game_with_seats`` and the game's offer to play again (None: none yet), in
+    one statement: a guarded answer of "Play again" (``games.services.rematch``)."""
+    params = [timezone.now() - settings.PRESENCE_TTL, game_id]
+    found = rows.fetch_rows(_game_seats_sql(True, offer=True), params)
+    count = len(Rematch._meta.concrete_fields)  # the offer's columns come last in each row
+    game, seats = versioned_from_rows([row[:-count] for row in found])
+    offer = None
+    if found and found[0][-count] is not None:
+        offer = rows.build(Rematch, found[0][-count:])
+    return game, seats, offer
+
+
 def game_with_seats(game_id: int) -> tuple[Game | None, list[Seat]]:
     """A game and its seats as ``seats_with_presence`` reads them (what its views show), in
     one statement: ``versioned_game_with_seats`` without the version, on any database."""
@@ -164,14 +177,19 @@ def _from_rows(found: list[tuple], versioned: bool) -> tuple[Game | None, list[S
 
 
 @functools.cache
-def _game_seats_sql(versioned: bool) -> str:
+def _game_seats_sql(versioned: bool, offer: bool = False) -> str:
     select, account = _seat_columns()
-    meta = Game._meta
+    meta, offer_meta = Game._meta, Rematch._meta
     version = f", game.{rows.VERSION}" if versioned else ""
-    return f"""SELECT {rows.columns(Game, "game")}{version}, {select}
+    offer_columns, offer_join = "", ""
+    if offer:  # its columns last in every row
+        offer_columns = f", {rows.columns(Rematch, 'offer')}"
+        offer_join = f"""LEFT JOIN {offer_meta.db_table} offer
+            ON offer.{offer_meta.pk.column} = game.{meta.pk.column}"""
+    return f"""SELECT {rows.columns(Game, "game")}{version}, {select}{offer_columns}
         FROM {meta.db_table} game
         LEFT JOIN {Seat._meta.db_table} seat ON seat.game_id = game.{meta.pk.column}
-        LEFT JOIN {account}
+        LEFT JOIN {account} {offer_join}
         WHERE game.{meta.pk.column} = %s ORDER BY {SEAT_ORDER}"""
 
 

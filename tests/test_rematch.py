@@ -187,16 +187,23 @@ def test_two_presses_at_the_same_moment_deal_one_new_game(people, monkeypatch, p
     rematch_answer(game_id=old.pk, user=people["charlie"])
     if presses == ("bob", "bob"):
         rematch_answer(game_id=old.pk, user=people["alice"])
-    check = check_rematch_answer
     read = threading.Barrier(2, timeout=1)
+    waited: set[int] = set()
 
-    def check_then_wait(**args):
-        checked = check(**args)
-        with contextlib.suppress(threading.BrokenBarrierError):
-            read.wait()  # both read at once unless the game's lock keeps the other out
-        return checked
+    def then_wait(check):
+        def check_then_wait(**args):
+            checked = check(**args)
+            if threading.get_ident() not in waited:  # each press's first read
+                waited.add(threading.get_ident())
+                with contextlib.suppress(threading.BrokenBarrierError):
+                    read.wait()  # both read at once unless the game's lock keeps one out
+            return checked
 
-    monkeypatch.setattr(rematch_service, "check_rematch_answer", check_then_wait)
+        return check_then_wait
+
+    # Both ways an answer reads: without the lock (a guarded answer) and under it.
+    for name in ("check_rematch_answer", "check_rematch_answer_unlocked"):
+        monkeypatch.setattr(rematch_service, name, then_wait(getattr(rematch_service, name)))
     failures: list[BaseException] = []
 
     def press(name: str) -> None:
@@ -287,7 +294,7 @@ def test_the_end_and_each_answer_are_broadcast_with_the_offer_as_committed_witho
     for person, accepted in ((alice, [alice.pk]), (bob, sorted([alice.pk, bob.pk]))):
         with CaptureQueriesContext(connection) as answering:
             offer = rematch_answer(game_id=old.pk, user=person)
-        assert offer_reads(answering) == 1  # the answer's own, after the game's lock
+        assert offer_reads(answering) == 1  # the answer's own
         for seated in (alice, bob):
             shown = json.loads(updates[-1]["frames"][str(seated.pk)])["state"]["rematch"]
             assert shown["accepted"] == accepted
@@ -326,6 +333,59 @@ def test_each_answer_writes_its_offer_its_log_entries_and_any_deal_in_one_statem
     offer = Rematch.objects.get(game=old)
     assert offer.answers == {str(alice.pk): True, str(bob.pk): True}
     assert offer.new_game.is_playing and offer.new_game.state is not None
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="guarded writes are PostgreSQL's")
+def test_an_answer_that_does_not_deal_is_a_read_and_a_guarded_write_without_a_lock(people):
+    alice, bob = people["alice"], people["bob"]
+    old = finished_game([alice, bob])
+    with CaptureQueriesContext(connection) as answering:
+        rematch_answer(game_id=old.pk, user=alice)
+    read, write = (query["sql"] for query in answering.captured_queries)
+    assert "FOR UPDATE" not in read and not connection.in_atomic_block
+    assert "xmin" in write and f'"{Rematch._meta.db_table}"' in write
+    assert Rematch.objects.get(game=old).answers == {str(alice.pk): True}
+    # The answer that deals is made under the lock, on the same read if the game's row is
+    # still that version: the read, the lock's check, the new game and seats, the deal.
+    with CaptureQueriesContext(connection) as dealing:
+        offer = rematch_answer(game_id=old.pk, user=bob)
+    statements = [
+        query["sql"]
+        for query in dealing.captured_queries
+        if not query["sql"].startswith(("SAVEPOINT", "RELEASE", "BEGIN", "COMMIT"))
+    ]
+    assert len(statements) == 4, statements
+    assert offer_reads(dealing) == 1
+    assert Game.objects.get(pk=offer.new_game_id).is_playing
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="guarded writes are PostgreSQL's")
+@pytest.mark.django_db(transaction=True)  # each write its own transaction, as on a site
+def test_an_answer_whose_read_another_answer_outdated_is_made_again_on_a_fresh_one(
+    people, monkeypatch
+):
+    trio = [people["alice"], people["bob"], people["charlie"]]
+    old = finished_game(trio)
+    check = rematch_service.check_rematch_answer_unlocked
+    reads = []
+
+    def read_then_charlie_answers(**args):
+        reads.append(args["user"])
+        checked = check(**args)
+        if len(reads) == 1:  # after alice's first read, before her write
+            with monkeypatch.context() as inner:
+                inner.setattr(rematch_service, "check_rematch_answer_unlocked", check)
+                rematch_answer(game_id=old.pk, user=people["charlie"], accept=False)
+        return checked
+
+    monkeypatch.setattr(rematch_service, "check_rematch_answer_unlocked", read_then_charlie_answers)
+    with pytest.raises(errors.Conflict) as refused:
+        rematch_answer(game_id=old.pk, user=people["alice"])
+    # Her write on the first read was refused; her fresh read has charlie's decline.
+    assert reads == [people["alice"], people["alice"]]
+    assert refused.value.code == "rematch_declined"
+    assert Rematch.objects.get(game=old).answers == {str(people["charlie"].pk): False}
+    assert Event.objects.filter(game=old, kind="rematch").count() == 1
 
 
 # ---------------------------------------------------------------------------- solo games

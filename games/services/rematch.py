@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import broadcast, selectors
+from games import broadcast, rows, selectors
 from games.errors import Conflict, ServiceError
 from games.models import Event, Game, Rematch, Seat
 from games.moves import sql
-from games.moves.base import after_commit, kind_of, locked, seat_of
+from games.moves.base import after_commit, kind_of, locked, no_game, seat_of, valid_game_id
+from games.moves.play import UNLOCKED_TRIES, run_after_write
 from games.services.lifecycle import bot_users, do_game_start
 
 
@@ -36,12 +37,34 @@ def rematch_people(seats: Iterable[Seat]) -> list[Seat]:
 
 def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object) -> RematchCheck:
     """The locked finished game that ``user`` has a seat in, and may be played again."""
-    if not isinstance(accept, bool):
-        raise ServiceError("'accept' must be true or false", "bad_field")
+    _valid_answer(accept)
     game = locked(game_id)
     # With their presence (the answer's broadcast shows them as read here) and the offer, read
     # after the game's lock: one new game, however many answer at the same moment.
     seats, offer = selectors.seats_with_offer(game.pk)
+    return _checked(game, seats, offer, user, accept)
+
+
+def check_rematch_answer_unlocked(
+    *, game_id: int, user: AbstractBaseUser, accept: object
+) -> RematchCheck:
+    """``check_rematch_answer`` on a read without a lock, the game's row with its version
+    for a guarded write (PostgreSQL): game, seats and offer in one statement."""
+    _valid_answer(accept)
+    game, seats, offer = selectors.versioned_game_seats_offer(valid_game_id(game_id))
+    if game is None:
+        raise no_game(game_id)
+    return _checked(game, seats, offer, user, accept)
+
+
+def _valid_answer(accept: object) -> None:
+    if not isinstance(accept, bool):
+        raise ServiceError("'accept' must be true or false", "bad_field")
+
+
+def _checked(
+    game: Game, seats: list[Seat], offer: Rematch | None, user: AbstractBaseUser, accept: bool
+) -> RematchCheck:
     seats.sort(key=lambda seat: (seat.joined, seat.pk))
     seat = seat_of(seats, user)
     if game.status != Game.Status.FINISHED:
@@ -61,6 +84,18 @@ def check_rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object
     return RematchCheck(game, seats, rematch, user.pk, accept)
 
 
+def _deals(checked: RematchCheck) -> bool:
+    """Whether this answer is the last acceptance, which deals the new game."""
+    rematch, key = checked.rematch, str(checked.user_id)
+    if rematch.new_game_id is not None or rematch.answers.get(key) is checked.accept:
+        return False  # (``do_rematch_answer`` changes nothing)
+    return _all_accepted({**rematch.answers, key: checked.accept}, checked.seats)
+
+
+def _all_accepted(answers: dict[str, bool], seats: list[Seat]) -> bool:
+    return all(answers.get(str(seat.user_id)) is True for seat in rematch_people(seats))
+
+
 def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
     """Record the answer; the last person's acceptance deals the new game. Every socket of
     the finished game is sent its view again, with the offer (``rematch``) as it now stands."""
@@ -69,13 +104,16 @@ def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
         return rematch  # answered before (a second press, a retry): nothing changes
     rematch.answers[key] = checked.accept
     events = [{"kind": "rematch", "player": checked.user_id, "accept": checked.accept}]
-    people = rematch_people(checked.seats)
     new = None
-    if all(rematch.answers.get(str(seat.user_id)) is True for seat in people):
+    if _all_accepted(rematch.answers, checked.seats):
+        people = rematch_people(checked.seats)
         new, new_seats = _seat_again(game, checked.seats, people)  # their ids are needed now
         rematch.new_game = new
         events.append({"kind": "rematch_started", "player": None, "game": new.pk})
     with sql.batch():  # one statement on PostgreSQL, the new game's deal included
+        # The game's row is written too, its values as they are: a guarded answer made on
+        # an older read of it finds a new version and is made again (``rematch_answer``).
+        sql.update(game, ["seq"])
         if new is not None:
             do_game_start(game=new, seats=new_seats, fresh=True)
         if rematch._state.adding:
@@ -125,7 +163,40 @@ def rematch_answer(*, game_id: int, user: AbstractBaseUser, accept: object = Tru
     """``user``'s answer to playing a finished game again: the same seats, computer players
     and options. Once every person of it accepted, the new game is dealt (a solo game's at
     once); one decline ends the offer. A kind whose game counts one attempt (Road to 300's
-    daily challenge) is not played again (``no_rematch``)."""
+    daily challenge) is not played again (``no_rematch``).
+
+    On PostgreSQL an answer that does not deal is a guarded write, as a move is
+    (``games.moves.play``): a read and a write that checks the game's row is still the
+    version read, in autocommit, without the lock's transaction. Every answer writes that
+    row, so of two answers made on the same read one is made again on a fresh one. The
+    answer that deals is made under the lock: the new game's rows need their ids."""
+    ahead = None  # the dealing answer as checked without the lock
+    if sql.can_guard():
+        for _ in range(UNLOCKED_TRIES):
+            checked = check_rematch_answer_unlocked(game_id=game_id, user=user, accept=accept)
+            if _deals(checked):
+                ahead = checked
+                break
+            with sql.collected() as caught:
+                rematch = do_rematch_answer(checked=checked)
+            if caught.writes:
+                try:
+                    sql.execute_guarded(sql.guarded_statement(checked.game, caught.writes))
+                except sql.Changed:
+                    continue
+            run_after_write(caught.callbacks)
+            return rematch
     with transaction.atomic(durable=True):
-        checked = check_rematch_answer(game_id=game_id, user=user, accept=accept)
+        checked = _unchanged(ahead) or check_rematch_answer(
+            game_id=game_id, user=user, accept=accept
+        )
         return do_rematch_answer(checked=checked)
+
+
+def _unchanged(ahead: RematchCheck | None) -> RematchCheck | None:
+    """``ahead``, its game now locked, if the game's row is still the version it was read
+    at: every answer writes that row, and a finished game's seats no longer change (no one
+    leaves it), so the offer and seats read with it hold. Else None."""
+    if ahead is None or rows.lock_version(Game, ahead.game.pk) != ahead.game._row_version:
+        return None
+    return ahead
