@@ -8,7 +8,7 @@ from django.db import transaction
 
 from games.models import Game
 from games.moves import sql
-from rankings import services
+from rankings import selectors, services
 
 logger = logging.getLogger(__name__)
 
@@ -33,11 +33,16 @@ def finished_game(sender, *, game: Game, results: list[dict], seats=None, **kwar
     """
     try:
         with transaction.atomic(), sql.batch():
-            for name, _ in STEPS:
+            made = [
                 getattr(services, name)(game=game, results=results, seats=seats)
-        return
+                for name, _ in STEPS
+            ]
     except Exception:
         pass  # which step failed, and whether it fails again, is found out below
+    else:
+        # What its views show of the rankings, as made: its end's broadcast reads none.
+        selectors.keep_when_committed(game, *made)
+        return
     for name, failure in STEPS:
         try:
             with transaction.atomic():

@@ -8,7 +8,7 @@ import threading
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count, Max, OuterRef, Q, Subquery
 
 from games import registry, rows
@@ -278,6 +278,24 @@ def finished_game_extras(game: Game):
 FINAL_KEPT = 1000
 _final: dict[tuple, tuple[dict[int, float], dict[int, list[str]]]] = {}  # by (id, end)
 _final_lock = threading.Lock()
+
+
+def keep_when_committed(
+    game: Game, changes: list[RatingChange], earned: list[EarnedAchievement]
+) -> None:
+    """What ``finished_game_extras`` would read of ``game``, from the rating changes and
+    achievements its end has just made (those earned first have an id), kept once the
+    transaction commits: the views after it (its end's broadcast first) read nothing."""
+    if not changes:
+        return  # as read: only a rated game's extras are final
+    deltas = {
+        change.user_id: display(change.ordinal_after - change.ordinal_before) for change in changes
+    }
+    first: dict[int, list[str]] = {}
+    for one in sorted((one for one in earned if one.pk is not None), key=lambda one: one.pk):
+        first.setdefault(one.user_id, []).append(one.key)
+    key = (game.pk, game.finished)
+    transaction.on_commit(lambda: _remember(key, (deltas, first)), robust=True)
 
 
 def _read_extras(game_id: int) -> tuple[dict[int, float], dict[int, list[str]]]:

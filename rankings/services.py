@@ -149,5 +149,12 @@ def award_achievements(
                     user_id=row["player"], kind=game.kind, key=achievement.key, game=game
                 )
             )
-    sql.insert(new, ignore_conflicts=True)  # an achievement earned before keeps its game
+
+    def made(found: list[tuple]) -> None:  # those earned first now get their ids
+        ids = {(user_id, key): pk for pk, user_id, key in found}
+        for earned in new:
+            earned.pk = ids.get((earned.user_id, earned.key))
+
+    # An achievement earned before keeps its game, and its row here no id.
+    sql.insert(new, ignore_conflicts=True, returning=("id", "user", "key"), then=made)
     return new

@@ -182,6 +182,29 @@ def test_a_rated_games_rankings_are_read_once_a_process_and_an_unrated_games_eve
 
 
 @pytest.mark.django_db(transaction=True)
+def test_the_end_broadcast_shows_the_rankings_its_end_made_without_reading_them(people, sent):
+    alice, bob = people[:2]
+    game = started([alice, bob])
+    # Bob earned his first win before: this game earns it him no more.
+    EarnedAchievement.objects.create(user=bob, kind="ratumrad", key="first_win")
+    with CaptureQueriesContext(connection) as queries:
+        game_end_now(game_id=game.pk)
+    # (The rating's own lock reads whether the game was rated: not what its views show.)
+    extras = [query["sql"] for query in queries.captured_queries if "UNION" in query["sql"]]
+    assert rankings_reads(queries) == 1 and extras == []
+    changes = {row.user_id: display(row.delta) for row in RatingChange.objects.filter(game=game)}
+    views = end_views(sent, game)
+    for view in views.values():
+        assert {row["player"]: row["rating_change"] for row in view["results"]} == changes
+    for person in (alice, bob):
+        earned = EarnedAchievement.objects.filter(game=game, user=person).order_by("id")
+        assert views[person.pk]["you"]["new_achievements"] == [one.key for one in earned]
+    assert "first_win" not in views[bob.pk]["you"]["new_achievements"]
+    winner = next(row["player"] for row in views[None]["results"] if row["place"] == 1)
+    assert "first_win" in views[winner]["you"]["new_achievements"] or winner == bob.pk
+
+
+@pytest.mark.django_db(transaction=True)
 def test_rankings_read_inside_a_transaction_are_not_kept_for_later_views(people):
     game = ended_unrated(people[:2])
     with contextlib.suppress(ZeroDivisionError), transaction.atomic():

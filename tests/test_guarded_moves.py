@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from games import bots, registry, selectors
 from games.models import Event, Game, Move, Seat
-from games.moves import play, sql
+from games.moves import placeholders, play, sql
 from games.moves.base import load_state
 from games.ratumrad import engine
 from games.services.admin import game_end_now
@@ -200,10 +200,10 @@ def test_the_write_statement_is_sent_with_postgresqls_own_numbered_placeholders(
     # psycopg would parse the long statement's %s again for every move (it caches only
     # statements of at most 4 kB and 50 parameters); the numbering is done once per text.
     statement = "UPDATE t SET a = %s, b = %s WHERE id = %s AND EXISTS (SELECT 1 FROM guard)"
-    assert sql.numbered(statement) == (
+    assert placeholders.numbered(statement) == (
         "UPDATE t SET a = $1, b = $2 WHERE id = $3 AND EXISTS (SELECT 1 FROM guard)"
     )
-    assert sql.numbered(statement) is sql.numbered(statement)
+    assert placeholders.numbered(statement) is placeholders.numbered(statement)
 
 
 def test_every_write_of_the_move_that_ends_a_game_is_sent_with_numbered_placeholders(

@@ -103,3 +103,35 @@ def test_a_guarded_batch_refuses_a_write_sent_ahead_of_it():
     with pytest.raises(RuntimeError, match="ahead"), sql.collected():
         sql.insert([Event(game=game, seq=0, kind="now", data={})], now=True)
     assert not Event.objects.filter(game=game).exists()
+
+
+def test_an_insert_gives_the_rows_it_made_to_its_callback_alone_or_last_in_a_batch():
+    ann = get_user_model().objects.create_user("ann")
+    game = Game(name="returning", kind="ratumrad", max_players=2, creator=ann, seed=1)
+    sql.create([game])
+    found = []
+    sql.insert(
+        [Event(game=game, seq=0, kind="alone", data={})], returning=("kind",), then=found.append
+    )
+    with sql.batch():
+        sql.insert([Event(game=game, seq=0, kind="first", data={})])
+        sql.insert(
+            [Event(game=game, seq=1, kind="last", data={})],
+            returning=("seq", "kind"),
+            then=found.append,
+        )
+        assert len(found) == 1  # sent with the batch
+    assert found == [[("alone",)], [(1, "last")]]
+    with pytest.raises(RuntimeError, match="last write"), sql.batch():
+        sql.insert(
+            [Event(game=game, seq=2, kind="early", data={})], returning=("kind",), then=found.append
+        )
+        sql.insert([Event(game=game, seq=2, kind="after", data={})])
+    with pytest.raises(RuntimeError, match="no rows"), sql.collected():
+        sql.insert(
+            [Event(game=game, seq=3, kind="guarded", data={})],
+            returning=("kind",),
+            then=found.append,
+        )
+    assert len(found) == 2
+    assert not Event.objects.filter(game=game, seq__gte=2).exists()

@@ -42,6 +42,7 @@ from games import selectors
 from games.errors import ServiceError
 from games.moves import play, sql
 from games.moves.base import valid_game_id
+from games.moves.placeholders import numbered
 from games.postgres import TIMESTAMPTZ, UtcTimestampLoader
 
 logger = logging.getLogger(__name__)
@@ -118,7 +119,7 @@ async def close_pools() -> None:
 
 async def _fetch(connection, statement: str, params: list) -> list[tuple]:
     cursor = psycopg.AsyncRawCursor(connection)
-    await cursor.execute(sql.numbered(statement), params)
+    await cursor.execute(numbered(statement), params)
     return await cursor.fetchall()
 
 

@@ -32,9 +32,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Model
+
+from games.moves.placeholders import numbered_cursor
 
 
 def _db():
@@ -58,6 +59,10 @@ class _Write:
     guarded_sql: str  # the same write, made only if the ``guard`` part found its row
     row: tuple | None = None  # an update's (model, pk)
     fields: tuple[str, ...] = ()  # and its fields
+    # An insert's RETURNING clause, and what is given the rows it made once it is sent (the
+    # last write of a batch only: a batch is one statement, whose rows are its last part's).
+    returning: str = ""
+    then: Callable[[list[tuple]], Any] | None = None
 
 
 GUARD = "EXISTS (SELECT 1 FROM guard)"  # true once the guard part found its row
@@ -133,35 +138,47 @@ def on_commit(func: Callable[[], Any], blocking: bool = False) -> None:
 def _write(write: _Write) -> None:
     writes = getattr(_pending, "writes", None)
     if writes is not None:
+        if write.then is not None and collecting():
+            raise RuntimeError("a guarded batch returns no rows")
         writes.append(write)
         return
     with _cursor() as cursor:
-        cursor.execute(write.sql, write.params)
+        _send(cursor, write.sql, write.params, write)
+
+
+def _send(cursor, sql: str, params: list, last: _Write) -> None:
+    """Execute ``sql``, whose last part is ``last``: with its RETURNING clause, if any, and
+    its rows to its ``then``."""
+    cursor.execute(f"{sql}{last.returning}", params)
+    if last.then is not None:
+        last.then(cursor.fetchall())
 
 
 def _cursor():
     """A cursor for these statements: on PostgreSQL one that sends them with numbered
     placeholders (``numbered``), as a batch of a move's writes is longer than psycopg keeps
     its own conversion for."""
-    return _numbered_cursor() if _db().vendor == "postgresql" else _db().cursor()
+    return numbered_cursor() if _db().vendor == "postgresql" else _db().cursor()
 
 
 def _execute_all(writes: list[_Write]) -> None:
     db = _db()
     if not writes:
         return
+    *parts, last = writes
+    if any(write.then is not None for write in parts):
+        raise RuntimeError("only a batch's last write may return rows")
     with _cursor() as cursor:
         if db.vendor != "postgresql" or len(writes) == 1:
             for write in writes:
-                cursor.execute(write.sql, write.params)
+                _send(cursor, write.sql, write.params, write)
             return
         # One statement, one round trip: PostgreSQL runs every data-modifying WITH part
         # exactly once, whether the main statement reads it or not. No two parts touch the
         # same row (a move's log rows, its game, its seats).
-        *parts, last = writes
         parts_sql = ", ".join(f"w{index} AS ({write.sql})" for index, write in enumerate(parts))
         params = [param for write in parts for param in write.params]
-        cursor.execute(f"WITH {parts_sql} {last.sql}", [*params, *last.params])
+        _send(cursor, f"WITH {parts_sql} {last.sql}", [*params, *last.params], last)
 
 
 @dataclass(frozen=True)
@@ -200,40 +217,10 @@ def check_guarded(statement: GuardedStatement, found: int) -> None:
 
 def execute_guarded(statement: GuardedStatement) -> None:
     """Send ``statement`` (from this thread's connection); ``Changed`` if it wrote nothing."""
-    with _numbered_cursor() as cursor:
+    with numbered_cursor() as cursor:
         cursor.execute(statement.sql, statement.params)
         (found,) = cursor.fetchone()
     check_guarded(statement, found)
-
-
-class _NumberedCursor(psycopg.RawCursor):
-    """Sends ``%s`` placeholders as PostgreSQL's own, ``$1``, ``$2`` ..., numbered once per
-    statement text (``numbered``). Django's query log above it reads the ``%s`` form."""
-
-    def execute(self, query, params=None, **kwargs):
-        return super().execute(numbered(query), params, **kwargs)
-
-
-def _numbered_cursor():
-    """A Django cursor (its error wrapping, its query log) over a ``_NumberedCursor``."""
-    db = _db()
-    db.ensure_connection()
-    db.validate_thread_sharing()
-    raw = _NumberedCursor(db.connection)
-    return db.make_debug_cursor(raw) if db.queries_logged else db.make_cursor(raw)
-
-
-@functools.lru_cache(maxsize=512)
-def numbered(sql: str) -> str:
-    """``sql`` (whose only ``%`` are its ``%s`` placeholders) with ``$1``, ``$2`` ... instead.
-
-    psycopg turns ``%s`` into those itself, but keeps the result only for statements of at
-    most 4 kB and 50 parameters: a move's write statement is longer, and was parsed again
-    for every move (a tenth of a move's time in its worker thread).
-    """
-    pieces = sql.split("%s")
-    numbered = (f"{piece}${index}" for index, piece in enumerate(pieces[:-1], start=1))
-    return "".join(numbered) + pieces[-1]
 
 
 @functools.cache
@@ -288,30 +275,47 @@ def _insert_sql(model: type[Model], count: int, vendor: str) -> tuple[str, str, 
     start = f"INSERT INTO {quote(meta.db_table)} ({names})"
     # The guarded form takes its rows from a VALUES list, whose parameters no longer get
     # their types from the table's columns: they are cast.
-    typed = "(" + ", ".join(f"CAST(%s AS {field.cast_db_type(db)})" for field in columns) + ")"
-    guarded = f"{start} SELECT * FROM (VALUES {', '.join([typed] * count)}) AS new WHERE {GUARD}"
+    guarded = f"{start} SELECT * FROM {_typed_values(columns, count, db)} AS new WHERE {GUARD}"
     return f"{start} VALUES " + ", ".join([row] * count), guarded, columns
 
 
-def insert(instances: Sequence[Model], ignore_conflicts: bool = False, now: bool = False) -> None:
+def _typed_values(columns: list, count: int, db) -> str:
+    """A VALUES list of ``count`` rows of ``columns``, each parameter cast to its column's type
+    (it gets none from the table there)."""
+    typed = "(" + ", ".join(f"CAST(%s AS {field.cast_db_type(db)})" for field in columns) + ")"
+    return f"(VALUES {', '.join([typed] * count)})"
+
+
+def insert(
+    instances: Sequence[Model],
+    ignore_conflicts: bool = False,
+    now: bool = False,
+    returning: Sequence[str] = (),
+    then: Callable[[list[tuple]], Any] | None = None,
+) -> None:
     """``bulk_create(instances, ignore_conflicts=...)`` for new rows of one model whose ids
     are not needed: with ``ignore_conflicts`` a row that would break a unique constraint is
     left out (``ON CONFLICT DO NOTHING``, which SQLite knows too). ``now``: sent at once,
-    also inside a batch (not a guarded one), for a read that follows and needs the rows."""
+    also inside a batch (not a guarded one), for a read that follows and needs the rows.
+    ``returning``: fields of the rows it made, given to ``then`` as a list of tuples once
+    it is sent (in a batch, as its last write)."""
     if not instances:
         return
     db = _db()
-    sql, guarded_sql, columns = _insert_sql(type(instances[0]), len(instances), db.vendor)
+    model = type(instances[0])
+    sql, guarded_sql, columns = _insert_sql(model, len(instances), db.vendor)
     if ignore_conflicts:
         sql, guarded_sql = f"{sql} ON CONFLICT DO NOTHING", f"{guarded_sql} ON CONFLICT DO NOTHING"
-    write = _Write(sql, _insert_params(instances, columns, db), guarded_sql)
+    names = [db.ops.quote_name(model._meta.get_field(name).column) for name in returning]
+    clause = f" RETURNING {', '.join(names)}" if names else ""
+    write = _Write(sql, _insert_params(instances, columns, db), guarded_sql, None, (), clause, then)
     if not now:
         _write(write)
         return
     if collecting():
         raise RuntimeError("a guarded batch cannot send a write ahead of itself")
     with _cursor() as cursor:
-        cursor.execute(write.sql, write.params)
+        _send(cursor, write.sql, write.params, write)
 
 
 def _insert_params(instances: Sequence[Model], columns: list, db) -> list:
@@ -341,8 +345,12 @@ def create(instances: Sequence[Model]) -> None:
         cursor.execute(f"{sql} RETURNING {db.ops.quote_name(model._meta.pk.column)}", params)
         ids = [row[0] for row in cursor.fetchall()]
     for instance, pk in zip(instances, ids, strict=True):
-        instance.pk = pk
-        instance._state.adding, instance._state.db = False, db.alias
+        _stored(instance, pk, db)
+
+
+def _stored(instance: Model, pk: int, db) -> None:
+    instance.pk = pk
+    instance._state.adding, instance._state.db = False, db.alias
 
 
 def create_with(parent: Model, children: Sequence[Model], link: str) -> None:
@@ -363,31 +371,24 @@ def create_with(parent: Model, children: Sequence[Model], link: str) -> None:
     meta = type(children[0])._meta
     key = meta.get_field(link)
     columns = [field for field in meta.concrete_fields if field not in (meta.auto_field, key)]
-    # A VALUES list's parameters get no types from the table's columns: they are cast.
-    typed = "(" + ", ".join(f"CAST(%s AS {field.cast_db_type(db)})" for field in columns) + ")"
-    names = ", ".join(quote(field.column) for field in (key, *columns))
+    names = (key, *columns)
     sql = (
         f"WITH parent AS ({parent_sql} RETURNING {quote(parent_meta.pk.column)})"
-        f" INSERT INTO {quote(meta.db_table)} ({names})"
+        f" INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in names)})"
         f" SELECT parent.{quote(parent_meta.pk.column)}, new.* FROM parent,"
-        f" (VALUES {', '.join([typed] * len(children))}) AS new"
+        f" {_typed_values(columns, len(children), db)} AS new"
         f" RETURNING {quote(key.column)}, {quote(meta.pk.column)}"
     )
-    params = [
-        *_insert_params([parent], parent_columns, db),
-        *_insert_params(children, columns, db),
-    ]
+    params = [*_insert_params([parent], parent_columns, db), *_insert_params(children, columns, db)]
     # The rows come back in the order of the VALUES list, as for ``create`` (and as Django's
     # bulk_create relies on for its INSERT ... SELECT on PostgreSQL).
     with _cursor() as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
-    parent.pk = found[0][0]
-    parent._state.adding, parent._state.db = False, db.alias
+    _stored(parent, found[0][0], db)
     for child, (_, pk) in zip(children, found, strict=True):
         setattr(child, link, parent)
-        child.pk = pk
-        child._state.adding, child._state.db = False, db.alias
+        _stored(child, pk, db)
 
 
 def update_where(model: type[Model], values: dict[str, Any], where: dict[str, Any]) -> None:
