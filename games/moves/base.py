@@ -65,6 +65,12 @@ def locked(game_id: int) -> Game:
     return game
 
 
+def still_as_read(game: Game) -> bool:
+    """Lock ``game``'s row until the transaction ends; whether it is still the version it was
+    read at without a lock (``_row_version``): then nothing that writes the row changed it."""
+    return rows.lock_version(Game, game.pk) == game._row_version
+
+
 def load_state(game: Game):
     """The engine state of a dealt game."""
     return kind_of(game).engine.from_dict(game.state)

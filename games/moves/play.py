@@ -19,12 +19,20 @@ from channels.db import database_sync_to_async
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import rows, selectors, turns
+from games import selectors, turns
 from games.contract import EngineError
 from games.errors import Conflict, ServiceError, Stale
 from games.models import Game, Seat
 from games.moves import sql
-from games.moves.base import kind_of, load_state, locked, no_game, seat_of, valid_game_id
+from games.moves.base import (
+    kind_of,
+    load_state,
+    locked,
+    no_game,
+    seat_of,
+    still_as_read,
+    valid_game_id,
+)
 from games.moves.record import autopilot_off, hand_back, moved_in_time, record
 
 logger = logging.getLogger(__name__)
@@ -208,7 +216,7 @@ def _unchanged(ahead: Ahead | None) -> MoveCheck | None:
     if ahead is None:
         return None
     game = ahead.checked.game
-    if rows.lock_version(Game, game.pk) != game._row_version:
+    if not still_as_read(game):
         return None
     return replace(ahead.checked, locked=True)
 

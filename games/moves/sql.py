@@ -142,6 +142,10 @@ def _write(write: _Write) -> None:
             raise RuntimeError("a guarded batch returns no rows")
         writes.append(write)
         return
+    _send_now(write)
+
+
+def _send_now(write: _Write) -> None:
     with _cursor() as cursor:
         _send(cursor, write.sql, write.params, write)
 
@@ -308,14 +312,14 @@ def insert(
         sql, guarded_sql = f"{sql} ON CONFLICT DO NOTHING", f"{guarded_sql} ON CONFLICT DO NOTHING"
     names = [db.ops.quote_name(model._meta.get_field(name).column) for name in returning]
     clause = f" RETURNING {', '.join(names)}" if names else ""
-    write = _Write(sql, _insert_params(instances, columns, db), guarded_sql, None, (), clause, then)
+    params = _insert_params(instances, columns, db)
+    write = _Write(sql, params, guarded_sql, returning=clause, then=then)
     if not now:
         _write(write)
-        return
-    if collecting():
+    elif collecting():
         raise RuntimeError("a guarded batch cannot send a write ahead of itself")
-    with _cursor() as cursor:
-        _send(cursor, write.sql, write.params, write)
+    else:
+        _send_now(write)
 
 
 def _insert_params(instances: Sequence[Model], columns: list, db) -> list:

@@ -9,11 +9,19 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import broadcast, rows, selectors
+from games import broadcast, selectors
 from games.errors import Conflict, ServiceError
 from games.models import Event, Game, Rematch, Seat
 from games.moves import sql
-from games.moves.base import after_commit, kind_of, locked, no_game, seat_of, valid_game_id
+from games.moves.base import (
+    after_commit,
+    kind_of,
+    locked,
+    no_game,
+    seat_of,
+    still_as_read,
+    valid_game_id,
+)
 from games.moves.play import UNLOCKED_TRIES, run_after_write
 from games.services.lifecycle import bot_users, do_game_start
 
@@ -84,12 +92,21 @@ def _checked(
     return RematchCheck(game, seats, rematch, user.pk, accept)
 
 
+def _answered_before(checked: RematchCheck) -> bool:
+    """The answer changes nothing: the new game is dealt, or this was the person's answer
+    already (a second press, a retry)."""
+    rematch = checked.rematch
+    return rematch.new_game_id is not None or (
+        rematch.answers.get(str(checked.user_id)) is checked.accept
+    )
+
+
 def _deals(checked: RematchCheck) -> bool:
     """Whether this answer is the last acceptance, which deals the new game."""
-    rematch, key = checked.rematch, str(checked.user_id)
-    if rematch.new_game_id is not None or rematch.answers.get(key) is checked.accept:
-        return False  # (``do_rematch_answer`` changes nothing)
-    return _all_accepted({**rematch.answers, key: checked.accept}, checked.seats)
+    if _answered_before(checked):
+        return False
+    answers = {**checked.rematch.answers, str(checked.user_id): checked.accept}
+    return _all_accepted(answers, checked.seats)
 
 
 def _all_accepted(answers: dict[str, bool], seats: list[Seat]) -> bool:
@@ -100,8 +117,8 @@ def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
     """Record the answer; the last person's acceptance deals the new game. Every socket of
     the finished game is sent its view again, with the offer (``rematch``) as it now stands."""
     game, rematch, key = checked.game, checked.rematch, str(checked.user_id)
-    if rematch.new_game_id is not None or rematch.answers.get(key) is checked.accept:
-        return rematch  # answered before (a second press, a retry): nothing changes
+    if _answered_before(checked):
+        return rematch
     rematch.answers[key] = checked.accept
     events = [{"kind": "rematch", "player": checked.user_id, "accept": checked.accept}]
     new = None
@@ -111,9 +128,10 @@ def do_rematch_answer(*, checked: RematchCheck) -> Rematch:
         rematch.new_game = new
         events.append({"kind": "rematch_started", "player": None, "game": new.pk})
     with sql.batch():  # one statement on PostgreSQL, the new game's deal included
-        # The game's row is written too, its values as they are: a guarded answer made on
-        # an older read of it finds a new version and is made again (``rematch_answer``).
-        sql.update(game, ["seq"])
+        if sql.can_guard():
+            # The game's row is written too, its values as they are: a guarded answer made
+            # on an older read of it finds a new version and is made again (``rematch_answer``).
+            sql.update(game, ["seq"])
         if new is not None:
             do_game_start(game=new, seats=new_seats, fresh=True)
         if rematch._state.adding:
@@ -197,6 +215,4 @@ def _unchanged(ahead: RematchCheck | None) -> RematchCheck | None:
     """``ahead``, its game now locked, if the game's row is still the version it was read
     at: every answer writes that row, and a finished game's seats no longer change (no one
     leaves it), so the offer and seats read with it hold. Else None."""
-    if ahead is None or rows.lock_version(Game, ahead.game.pk) != ahead.game._row_version:
-        return None
-    return ahead
+    return ahead if ahead is not None and still_as_read(ahead.game) else None
