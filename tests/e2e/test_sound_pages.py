@@ -23,7 +23,11 @@ pytestmark = pytest.mark.page(1)
 
 LAPTOP = (1366, 768)
 PHONE = (375, 812)
-GAME_TIMEOUT_S = 120
+# A whole game's length is bounded in moves, not seconds: a busy machine makes each check
+# slower, not the game longer. Rat um Rad: 30 wheels (R1.3), and every other turn at the
+# latest builds a road of one or more, so the game ends within 60 of this player's turns.
+MAX_TURNS = 80
+STALL_S = 60  # RAGE: the longest a move may take to show before the game counts as stuck
 OVER_OR_MINE = """() => !document.getElementById("results").hidden
     || document.getElementById("turn-line").classList.contains("mine")"""
 
@@ -159,14 +163,13 @@ def test_a_whole_game_of_rat_um_rad_against_a_computer_shows_a_sound_page(new_pa
     twins.laptop.locator("#keep-confirm").click()
     expect(twins.laptop.locator("#keep-dialog")).to_be_hidden()
 
-    deadline = time.monotonic() + GAME_TIMEOUT_S
     turns, tips, moves = 0, 0, []
     while True:
         page = twins.pages[turns % 2]
         page.wait_for_function(OVER_OR_MINE, timeout=30_000)
         if game_over(page):
             break
-        assert time.monotonic() < deadline, f"the game did not end in time: {moves}"
+        assert turns < MAX_TURNS, f"the game did not end in {MAX_TURNS} turns: {moves}"
         where = f"turn {turns + 1}"
         twins.check(f"{where}, my move")
         tips += hover_roads_and_check(twins, page, turns, where)
@@ -214,14 +217,15 @@ def test_rage_with_three_computers_shows_a_sound_page_to_its_end(new_page):
     twins.check("the first deal")
 
     seen = {"moves": 0, "bids": 0, "cards": 0, "jokers": 0, "forbidden": 0, "keyboard": 2}
-    deadline = time.monotonic() + GAME_TIMEOUT_S
+    deadline = time.monotonic() + STALL_S
     while not game_over(twins.laptop):
-        assert time.monotonic() < deadline, f"the game did not end in time: {seen}"
+        assert time.monotonic() < deadline, f"no move in {STALL_S} s: {seen}"
         page = twins.pages[seen["moves"] % 2]
         before = page.evaluate(RAGE_PROGRESS)
         if not act(page, seen):
             page.wait_for_timeout(30)
             continue
+        deadline = time.monotonic() + STALL_S
         page.wait_for_function(RAGE_AT_LEAST, arg=[before, True])
         now = page.evaluate(RAGE_PROGRESS)
         twins.other(page).wait_for_function(RAGE_AT_LEAST, arg=[now, False])
