@@ -9,8 +9,9 @@
 
 Both create `.venv` when missing and reinstall `.[dev]` (with uv, from PyPI; else pip)
 whenever pyproject.toml has changed since the last install (its hash is kept in a stamp file
-inside .venv). The browser tests (tests/e2e) run in a pytest call of their own and need
-Chromium at /usr/bin/chromium.
+inside .venv), and compile the packages' and the project's sources to bytecode once, where
+each process would otherwise compile them again (PYTHONDONTWRITEBYTECODE). The browser tests
+(tests/e2e) run in a pytest call of their own and need Chromium at /usr/bin/chromium.
 """
 
 import hashlib
@@ -28,6 +29,8 @@ STAMP = VENV / "pyproject.sha256"
 CHROMIUM = Path("/usr/bin/chromium")
 NO_TESTS_COLLECTED = 5
 PIP_INSTALL = [PYTHON, "-m", "pip", "install", "-q", "--no-input", "--disable-pip-version-check"]
+# Part of the stamp: a change of how .venv is made reinstalls it once.
+INSTALL_WAY = b"bytecode compiled"
 
 
 def call(*args: str | Path) -> int:
@@ -38,11 +41,28 @@ def setup() -> None:
     if not PYTHON.exists():
         print("Creating .venv ...", flush=True)
         venv.create(VENV, with_pip=True)
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + INSTALL_WAY).hexdigest()
     if not STAMP.exists() or STAMP.read_text().strip() != digest:
+        # (pip compiles what it installs to bytecode; uv is asked to.)
         if not install_with_uv() and call(*PIP_INSTALL, "-e", ".[dev]") != 0:
             sys.exit("pip install failed")
         STAMP.write_text(digest + "\n")
+    compile_project()
+
+
+def compile_project() -> None:
+    """The project's own sources to bytecode (``__pycache__``, ignored by git), as an install
+    compiles the packages': with PYTHONDONTWRITEBYTECODE set, as on some machines, every
+    process (each server, worker and test process) compiled them again when it started. Only
+    files changed since are compiled again."""
+    sources = [
+        path
+        for path in sorted(ROOT.iterdir())
+        if not path.name.startswith(".")
+        and (path.suffix == ".py" or (path.is_dir() and next(path.glob("*.py"), None)))
+    ]
+    if call(PYTHON, "-m", "compileall", "-q", *sources) != 0:
+        print("some sources did not compile: they are compiled when imported", flush=True)
 
 
 def install_with_uv() -> bool:
@@ -50,7 +70,8 @@ def install_with_uv() -> bool:
     of pip's time. False when uv cannot be had or fails; pip then does it."""
     if call(*PIP_INSTALL, "uv") != 0:
         return False
-    return call(BIN / "uv", "pip", "install", "-q", "--python", PYTHON, "-e", ".[dev]") == 0
+    install = [BIN / "uv", "pip", "install", "-q", "--python", PYTHON, "--compile-bytecode"]
+    return call(*install, "-e", ".[dev]") == 0
 
 
 def start_worker() -> subprocess.Popen:
