@@ -25,7 +25,7 @@ LAPTOP = (1366, 768)
 PHONE = (375, 812)
 # A whole game's length is bounded in moves, not seconds: a busy machine makes each check
 # slower, not the game longer. Rat um Rad: 30 wheels each (R1.3), and the player builds
-# whenever a road can be built; its games end in 22-31 of its turns.
+# whenever a road can be built; its games here end in about 30 of its turns.
 MAX_TURNS = 80
 STALL_S = 60  # RAGE: the longest a move may take to show before the game counts as stuck
 OVER_OR_MINE = """() => !document.getElementById("results").hidden
