@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import call, game_against_a_bot, game_over, hand_size, wait_for_hand_size
 from tests.e2e.pagecheck import assert_page_sound
-from tests.e2e.test_rage import act
+from tests.e2e.test_rage import STALL_S, act
 from tests.e2e.test_road300 import LIT, OVER_OR_LIT, wait_for_next_round
 
 pytestmark = pytest.mark.page(1)
@@ -27,7 +27,6 @@ PHONE = (375, 812)
 # slower, not the game longer. Rat um Rad: 30 wheels each (R1.3), and the player builds
 # whenever a road can be built; its games here end in about 30 of its turns.
 MAX_TURNS = 80
-STALL_S = 60  # RAGE: the longest a move may take to show before the game counts as stuck
 OVER_OR_MINE = """() => !document.getElementById("results").hidden
     || document.getElementById("turn-line").classList.contains("mine")"""
 
