@@ -9,8 +9,10 @@ counts are measured in pairs, close in time), it opens that many lobby sockets, 
 guest of its own that asked for the game list and its changes (as the lobby page does), then
 creates ``--games`` public games one after another over REST, each by a guest of its own. A
 creation is over when every lobby socket has had the new game (``GAMES_CHANGED``). The
-server's CPU time over the creations, divided by their number, is printed with PostgreSQL's
-(on PostgreSQL: all its processes on this machine) and the wall time per creation.
+server's CPU time over the creations, divided by their number, is printed (also as its user
+and system time: on the loopback a socket's system time includes its reader's TCP work) with
+PostgreSQL's (on PostgreSQL: all its processes on this machine) and the wall time per
+creation.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import contextlib
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 import orjson  # noqa: E402
 import uvloop  # noqa: E402
 from loadtest import SERVER_ENV, Site, one_server, raise_file_limit  # noqa: E402
-from procfs import cpu_seconds, pids_named, with_descendants  # noqa: E402
+from procfs import cpu_seconds, cpu_split, pids_named, with_descendants  # noqa: E402
 
 BENCH_ENV = {
     **SERVER_ENV,
@@ -80,9 +83,24 @@ def postgres_cpu() -> float:
     return sum(cpu_seconds(pid) for pid in pids_named("postgres"))
 
 
-async def measure(site: Site, pid: int, watchers: int, games: int) -> tuple[float, float, float]:
-    """Server CPU, PostgreSQL CPU and wall milliseconds per public game creation with
-    ``watchers`` lobby sockets."""
+@dataclass(frozen=True)
+class Figures:
+    """Milliseconds per public game creation."""
+
+    cpu: float  # the server's, user and system
+    user: float
+    system: float
+    database: float  # PostgreSQL's
+    wall: float
+
+
+def server_cpu(pids: list[int]) -> tuple[float, float]:
+    split = [cpu_split(each) for each in pids]
+    return sum(user for user, _ in split), sum(system for _, system in split)
+
+
+async def measure(site: Site, pid: int, watchers: int, games: int) -> Figures:
+    """The figures per public game creation with ``watchers`` lobby sockets."""
     sockets: list[Watcher] = []
     for start in range(0, watchers, 50):
         sockets += await asyncio.gather(
@@ -93,7 +111,7 @@ async def measure(site: Site, pid: int, watchers: int, games: int) -> tuple[floa
         creators += await asyncio.gather(*(site.guest() for _ in range(min(50, games - start))))
     await asyncio.sleep(SETTLE)
     pids = with_descendants([pid])
-    cpu_before = sum(cpu_seconds(each) for each in pids)
+    user_before, system_before = server_cpu(pids)
     database_before = postgres_cpu()
     began = time.perf_counter()
     for creator in creators:
@@ -103,11 +121,13 @@ async def measure(site: Site, pid: int, watchers: int, games: int) -> tuple[floa
             asyncio.gather(*(socket.shows(game["id"]) for socket in sockets)), WAIT
         )
     wall = time.perf_counter() - began
-    cpu = sum(cpu_seconds(each) for each in pids) - cpu_before
+    user, system = server_cpu(pids)
+    user, system = user - user_before, system - system_before
     database = postgres_cpu() - database_before
     await asyncio.gather(*(socket.close() for socket in sockets))
     await asyncio.sleep(SETTLE)
-    return cpu / games * 1000, database / games * 1000, wall / games * 1000
+    per = 1000 / games
+    return Figures((user + system) * per, user * per, system * per, database * per, wall * per)
 
 
 async def main_async(args) -> None:
@@ -119,12 +139,15 @@ async def main_async(args) -> None:
         results: dict[int, list[float]] = {count: [] for count in args.watchers}
         for run in range(1, args.runs + 1):
             for count in args.watchers:
-                cpu, database, wall = await measure(site, server.pid, count, args.games)
-                results[count].append(cpu)
-                postgres = f", PostgreSQL {database:.1f} ms" if url.startswith("postgres") else ""
+                got = await measure(site, server.pid, count, args.games)
+                results[count].append(got.cpu)
+                postgres = ""
+                if url.startswith("postgres"):
+                    postgres = f", PostgreSQL {got.database:.1f} ms"
                 print(
-                    f"run {run}: {count} lobby sockets: server CPU {cpu:.1f} ms"
-                    f" per public game creation{postgres} (wall {wall:.1f} ms)",
+                    f"run {run}: {count} lobby sockets: server CPU {got.cpu:.1f} ms"
+                    f" (user {got.user:.1f}, system {got.system:.1f}) per public game"
+                    f" creation{postgres} (wall {got.wall:.1f} ms)",
                     flush=True,
                 )
         base = args.watchers[0]

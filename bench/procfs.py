@@ -10,13 +10,20 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 def cpu_seconds(pid: int | None) -> float:
     """User and system CPU time of process ``pid`` so far (0 for None or a process gone)."""
+    return sum(cpu_split(pid))
+
+
+def cpu_split(pid: int | None) -> tuple[float, float]:
+    """User and system CPU time of process ``pid`` so far, apart ((0, 0) for None or a
+    process gone). System time is the kernel's work for the process: its system calls, and
+    on the loopback also the receiving side's TCP work of what it sends."""
     if pid is None:
-        return 0.0
+        return 0.0, 0.0
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+        return 0.0, 0.0
+    return int(fields[11]) / TICKS, int(fields[12]) / TICKS  # utime, stime
 
 
 def rss_kib(pid: int) -> int:
