@@ -19,6 +19,7 @@ from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
 from games.api import error, parse
+from games.limits import AtomicRate
 from games.serializers import TextField
 from lobby.models import NAME_MAX_LENGTH, Guest
 
@@ -49,8 +50,9 @@ def user_data(user: AbstractBaseUser) -> dict:
     return {"id": user.pk, "name": user.get_username()}
 
 
-class GuestThrottle(AnonRateThrottle):
-    """New guests per client address (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES["guest"])."""
+class GuestThrottle(AtomicRate, AnonRateThrottle):
+    """New guests per client address (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES["guest"]),
+    checked and counted in one step (``AtomicRate``), as the other throttles here."""
 
     scope = "guest"
 

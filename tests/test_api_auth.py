@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
@@ -11,6 +13,7 @@ from rest_framework.test import APIClient
 from lobby.api import GuestThrottle
 from lobby.models import Guest
 from ratumrad_site.tokens import token_and_user
+from tests.races import SlowReads, at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -125,6 +128,16 @@ def test_guest_creation_is_rate_limited_per_address(monkeypatch):
     assert "try again in" in response.json()["message"]
     assert int(response["Retry-After"]) > 0
     become_guest(client, "charlie", REMOTE_ADDR="192.0.2.7")
+
+
+def test_a_flood_of_guests_at_once_from_one_address_makes_no_more_than_the_rate(monkeypatch):
+    """Eighty at once with a limit of 30 a minute had made 40: DRF's throttle let every call
+    that read the count before the first one wrote it pass (``games.limits.AtomicRate``)."""
+    monkeypatch.setattr(GuestThrottle, "THROTTLE_RATES", {"guest": "4/min"})
+    monkeypatch.setattr(GuestThrottle, "cache", SlowReads(cache))
+    same_address = SimpleNamespace(META={"REMOTE_ADDR": "192.0.2.9"}, headers={})
+    allowed = at_once(16, lambda: GuestThrottle().allow_request(same_address, None))
+    assert allowed.count(True) == 4
 
 
 # ---------------------------------------------------------------------------- CSRF

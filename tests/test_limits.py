@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 
 from games import limits, protocol
 from games.models import Game
+from tests.races import SlowReads, at_once
 from tests.ws_helpers import Socket, close_all, isolated_sockets, make_people  # noqa: F401
 
 RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
@@ -59,6 +60,39 @@ def test_new_games_are_rate_limited_per_user(alice, django_user_model, monkeypat
     assert Game.objects.count() == 3
     bob = django_user_model.objects.create_user("bob")
     assert api_of(bob).post("/api/games/", solo, format="json").status_code == 201
+
+
+# ---------------------------------------------------------------------------- rates
+
+
+def a_rate_holds_at_once_and_over_time(monkeypatch) -> None:
+    """Twelve calls at once for a rate of 3 a minute: 3 pass. The fourth waits for the first
+    to leave the window, and the count is per user."""
+    monkeypatch.setitem(RATES, "game", "3/min")
+    allowed = at_once(12, lambda: limits.RateLimit("game", 7).allowed())
+    assert allowed.count(True) == 3
+    clock = [time.time() + 30]
+    monkeypatch.setattr(limits.RateLimit, "timer", staticmethod(lambda: clock[0]))
+    refused = limits.RateLimit("game", 7)
+    assert not refused.allowed()
+    assert 25 < refused.wait() <= 30  # the three came about 30 s before "now"
+    assert limits.RateLimit("game", 8).allowed()
+    clock[0] += 31  # the first three are out of the minute
+    assert limits.RateLimit("game", 7).allowed()
+
+
+def test_calls_made_at_the_same_moment_all_count_against_a_rate(monkeypatch):
+    """DRF's throttle read the history, checked it and wrote it back: calls that all read
+    before the first one wrote all passed (80 new guests at once from one address, with a
+    limit of 30 a minute: 40 were made). In the process's memory they take turns."""
+    monkeypatch.setattr(limits.RateLimit, "cache", SlowReads(cache))
+    a_rate_holds_at_once_and_over_time(monkeypatch)
+
+
+def test_in_redis_calls_made_at_once_count_against_a_rate_in_one_trip_each(in_redis, monkeypatch):
+    monkeypatch.setattr(limits.RateLimit, "cache", limits.cache)  # Redis (``in_redis``)
+    a_rate_holds_at_once_and_over_time(monkeypatch)
+    assert in_redis == ["rate"] * 15  # each call one script, no other trip
 
 
 @pytest.mark.django_db
@@ -243,7 +277,7 @@ def test_sockets_of_several_server_processes_count_together_in_redis(monkeypatch
 
 @pytest.fixture
 def in_redis(monkeypatch):
-    """The slots in Redis (the site's cache with ``REDIS_URL``), every script run counted."""
+    """The site's cache in Redis (with ``REDIS_URL``) for the slots, every script run counted."""
     if not os.environ.get("REDIS_URL"):
         pytest.skip("the slots' sets need Redis")
     from ratumrad_site.cache import ResilientRedisCache
@@ -257,7 +291,8 @@ def in_redis(monkeypatch):
 
     def counted(client, source):
         run = script(client, source)
-        name = {limits.CLAIM: "claim", limits.RENEW: "renew", limits.RELEASE: "release"}[source]
+        names = {limits.CLAIM: "claim", limits.RENEW: "renew", limits.RELEASE: "release"}
+        name = {**names, limits.RATE: "rate"}[source]
         return lambda keys, args: (runs.append(name), run(keys, args))[1]
 
     monkeypatch.setattr(limits, "_script", counted)
@@ -301,7 +336,7 @@ def test_in_redis_a_socket_takes_and_frees_both_its_slots_in_one_trip_each(in_re
     assert holders("user", "7") == ["c2"] and holders("address", "10.0.0.1") == ["c2", "c4"]
     assert limits.SocketSlots("c6", 7, "10.0.0.1").claim() is None
     # One script of each kind, whatever the number of calls (Django makes a client for each).
-    assert set(limits._scripts) <= {limits.CLAIM, limits.RENEW, limits.RELEASE}
+    assert set(limits._scripts) <= {limits.CLAIM, limits.RENEW, limits.RELEASE, limits.RATE}
 
 
 def test_in_redis_slots_of_a_server_that_died_expire_and_one_beat_renews_all(in_redis, monkeypatch):
