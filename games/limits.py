@@ -46,16 +46,28 @@ class AtomicRate:
         # A member of its own for each request: two at the same instant count twice.
         member = f"{self.now!r}:{secrets.token_hex(4)}"
         cutoff = self.now - self.duration
-        allowed, scores = _script(client, RATE)(
+        allowed, self.count, oldest = _script(client, RATE)(
             [self.cache.make_key(f"rate-window:{self.key}")],
             [repr(self.now), repr(cutoff), self.num_requests, member, _expire(self.duration)],
         )
-        self.history = sorted((float(score) for score in scores), reverse=True)  # as DRF's
+        self.oldest = None if oldest is None else float(oldest)
         return bool(allowed)
 
     def _allow_here(self, request, view) -> bool:
         with _memory_rates:
-            return super().allow_request(request, view)
+            allowed = super().allow_request(request, view)
+        self.count = len(self.history)
+        self.oldest = self.history[-1] if self.history else None
+        return allowed
+
+    def wait(self) -> float | None:
+        """DRF's ``wait``: the seconds until the next call may pass, from the calls that count
+        and the oldest of them."""
+        remaining = (
+            self.duration if self.oldest is None else self.duration - (self.now - self.oldest)
+        )
+        available = self.num_requests - self.count + 1
+        return None if available <= 0 else remaining / available
 
 
 _memory_rates = threading.Lock()
@@ -233,19 +245,20 @@ end
 return 0
 """
 # ARGV: now, the window's start (older requests no longer count), the limit, this request's
-# member, the set's time to live. Returns whether it is allowed and the scores that count.
+# member, the set's time to live. Returns whether it is allowed, how many count now and the
+# oldest of them (its score as text: Lua would cut a number to an integer).
 RATE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+local count = redis.call('ZCARD', KEYS[1])
 local allowed = 0
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+if count < tonumber(ARGV[3]) then
   redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
   allowed = 1
+  count = count + 1
 end
 redis.call('EXPIRE', KEYS[1], ARGV[5])
-local scores = {}
-local found = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-for i = 2, #found, 2 do scores[#scores + 1] = found[i] end
-return {allowed, scores}
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {allowed, count, oldest[2] or false}
 """
 RENEWED_AT_ONCE = 1000  # slots per script: a few milliseconds of Redis's time
 RELEASE = """
