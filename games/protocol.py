@@ -34,13 +34,12 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import trans_real
 
 from games import broadcast, errors, presence, wire
 from games.fanout import Frame
 from games.limits import SocketSlots, scope_address
-from games.models import ChatMessage
 from games.scope import header
 from games.services.chat import chat_post
 
@@ -92,15 +91,7 @@ def socket_language(scope: dict) -> str:
 
 
 def _chat_post(user, text, game_id: int | None) -> None:
-    since = timezone.now() - CHAT_WINDOW
-    if ChatMessage.objects.filter(user=user, created__gte=since).count() >= CHAT_LINES:
-        raise Refused(
-            "rate_limited",
-            "at most {lines} chat lines per {seconds} seconds",
-            lines=CHAT_LINES,
-            seconds=CHAT_WINDOW.seconds,
-        )
-    chat_post(user=user, text=text, game_id=game_id)
+    chat_post(user=user, text=text, game_id=game_id, rate=(CHAT_LINES, CHAT_WINDOW))
 
 
 def _not_json(constant: str) -> None:

@@ -1,16 +1,20 @@
 """The services: seats, dealing, one transaction per move, the log and the projections."""
 
 import random
+import time
+from datetime import timedelta
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
 from games import errors, selectors
 from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
 from games.moves import play
 from games.ratumrad import engine
+from games.services import chat
 from games.services.chat import CHAT_MAX_LENGTH, chat_post, check_chat_post
 from games.services.lifecycle import game_create, game_join, game_start
+from tests.races import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -178,6 +182,39 @@ def test_posting_a_chat_message_stores_it_for_its_game(people):
         people[1].pk,
         "Hallo",
     )
+
+
+@pytest.mark.skipif(
+    connection.vendor == "sqlite",
+    reason="SQLite's in-memory test database refuses a second writer instead of waiting",
+)
+def test_chat_lines_posted_at_the_same_moment_count_against_the_rate(people, monkeypatch):
+    """Lines counted before one was written had all passed; now each counts under the lock of
+    its user's row, in its own transaction. The check before the count is made slow, so that
+    all twelve would count before the first one is written."""
+    check = chat.check_chat_post
+
+    def slow_check(**fields):
+        found = check(**fields)
+        time.sleep(0.02)
+        return found
+
+    monkeypatch.setattr(chat, "check_chat_post", slow_check)
+
+    def post():
+        try:
+            chat_post(user=people[0], text="Hallo", rate=(3, timedelta(seconds=10)))
+            return "posted"
+        except errors.RateLimited:
+            return "rate_limited"
+        finally:
+            connection.close()  # the thread's own
+
+    answers = at_once(12, post)
+    assert sorted(answers) == ["posted"] * 3 + ["rate_limited"] * 9
+    assert ChatMessage.objects.filter(user=people[0]).count() == 3
+    # Another person's lines are theirs: the rate is per user.
+    chat_post(user=people[1], text="Hoi", rate=(3, timedelta(seconds=10)))
 
 
 def test_a_service_called_inside_another_transaction_fails_at_once(people):

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils import timezone
 
-from games import broadcast
+from games import broadcast, rows
 from games.errors import (
     NotFound,
+    RateLimited,
     ServiceError,
 )
 from games.models import ChatMessage, Game
@@ -45,7 +50,31 @@ def do_chat_post(*, user: AbstractBaseUser, text: str, game: Game | None) -> Cha
     return message
 
 
-def chat_post(*, user: AbstractBaseUser, text: str, game_id: int | None = None) -> ChatMessage:
+def check_chat_rate(*, user: AbstractBaseUser, lines: int, window: timedelta) -> None:
+    """At most ``lines`` chat lines of ``user`` in ``window`` (``rate_limited``). The user's
+    row is locked first, in the line's transaction: lines posted at the same moment (from two
+    tabs, or a script's many sockets) count each other."""
+    rows.lock(get_user_model(), user.pk)
+    since = timezone.now() - window
+    if ChatMessage.objects.filter(user=user, created__gte=since).count() >= lines:
+        raise RateLimited(
+            "at most {lines} chat lines per {seconds} seconds",
+            lines=lines,
+            seconds=window.seconds,
+        )
+
+
+def chat_post(
+    *,
+    user: AbstractBaseUser,
+    text: str,
+    game_id: int | None = None,
+    rate: tuple[int, timedelta] | None = None,
+) -> ChatMessage:
+    """Post a chat line; ``rate``: at most so many of ``user``'s lines in so long
+    (``check_chat_rate``)."""
     with transaction.atomic(durable=True):
         text, game = check_chat_post(user=user, text=text, game_id=game_id)
+        if rate is not None:
+            check_chat_rate(user=user, lines=rate[0], window=rate[1])
         return do_chat_post(user=user, text=text, game=game)
