@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import queries, registry, selectors
+from games.limits import HintAddressThrottle, HintThrottle
 from games.serializers import (
     ErrorSerializer,
     GameCreateSerializer,
@@ -298,6 +299,7 @@ class GameLogView(APIView):
 
 class GameHintView(APIView):
     permission_classes = [IsAuthenticated]
+    throttle_classes = [HintThrottle, HintAddressThrottle]
 
     @extend_schema(
         operation_id="game_hint",
@@ -317,6 +319,11 @@ class GameHintView(APIView):
                 "decide now",
                 ("no_hint", "the daily challenge is played without hints"),
                 ("not_your_turn", "there is nothing for you to decide now"),
+            ),
+            429: error(
+                "rate_limited: too many hints from you (HINT_RATE) or your address"
+                " (HINT_ADDRESS_RATE)",
+                ("rate_limited", "too many requests; try again in 42 seconds"),
             ),
         },
     )

@@ -89,6 +89,27 @@ class RateLimit(AtomicRate, SimpleRateThrottle):
         return self.allow_request(None, None)
 
 
+class HintThrottle(AtomicRate, SimpleRateThrottle):
+    """Hints per user (``HINT_RATE``): each runs the kind's strong bot in the request's thread,
+    about a tenth of a second of the server's CPU, so a flood of them would hold every other
+    request and socket of the process up."""
+
+    scope = "hint"
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+class HintAddressThrottle(AtomicRate, SimpleRateThrottle):
+    """Hints per client address, whoever asks (``HINT_ADDRESS_RATE``): one address's many
+    guests share it."""
+
+    scope = "hint_address"
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
 def scope_address(scope: dict) -> str:
     """A socket's client address, with the throttles' rule for ``X-Forwarded-For``
     (``NUM_PROXIES``)."""

@@ -412,6 +412,10 @@ REST_FRAMEWORK = {
         "login_address": env_str("LOGIN_ADDRESS_RATE", "30/min"),
         # New games per user (all ways: the API, the lobby socket, the pages).
         "game": env_str("GAME_RATE", "20/min"),
+        # Hints per user, and per address whatever the user: each runs the kind's strong bot,
+        # about a tenth of a second of a server's CPU (Road to 300).
+        "hint": env_str("HINT_RATE", "20/min"),
+        "hint_address": env_str("HINT_ADDRESS_RATE", "60/min"),
     },
     # Reverse proxies in front of the site: throttles trust that many X-Forwarded-For
     # entries and no more (0: the client's own address; a sent header changes nothing).

@@ -10,6 +10,7 @@ import threading
 
 import pytest
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.core.cache import cache
 from django.test import Client
 from rest_framework.test import APIClient
@@ -187,6 +188,29 @@ def test_T5_1_a_hint_is_the_strong_bots_turn_with_its_path(people):
     other = game_create(user=people[2], name="Rat", max_players=2)
     assert api_of(people[2]).get(f"/api/games/{other.pk}/hint/").json()["code"] == "no_hint"
     assert api_of(people[0]).get("/api/games/999999/hint/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_T5_1_hints_are_rate_limited_per_user_and_per_address(people, monkeypatch):
+    """A hint runs the strong bot, about a tenth of a second of the server's CPU: 40 asked at
+    once had kept one server process busy for four seconds."""
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    monkeypatch.setitem(rates, "hint", "2/min")
+    monkeypatch.setitem(rates, "hint_address", "2/min")
+    cache.clear()
+    games = [game_create(user=person, name="Solo", kind="road300") for person in people[:2]]
+
+    def ask(person, game, address="192.0.2.1"):
+        return api_of(person).get(f"/api/games/{game.pk}/hint/", REMOTE_ADDR=address)
+
+    assert [ask(people[0], games[0]).status_code for _ in range(2)] == [200, 200]
+    refused = ask(people[0], games[0], address="192.0.2.2")  # the user's own rate
+    assert (refused.status_code, refused.json()["code"]) == (429, "rate_limited")
+    assert int(refused["Retry-After"]) > 0
+    # The address's third hint, by another person: refused; from elsewhere, given.
+    assert ask(people[1], games[1]).status_code == 429
+    assert ask(people[1], games[1], address="192.0.2.3").status_code == 200
+    cache.clear()
 
 
 @pytest.mark.django_db
