@@ -4,7 +4,6 @@ from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponseRedirect, JsonResponse
 from django.templatetags.static import static
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView
 
 from games import registry
 from games import views as game_views
@@ -13,7 +12,7 @@ from lobby import api as lobby_api
 from lobby import language
 from lobby import views as lobby_views
 from rankings import api as rankings_api
-from ratumrad_site.api_docs import SwaggerView
+from ratumrad_site.api_docs import SchemaView, SwaggerView
 from ratumrad_site.api_errors import api_not_found
 
 
@@ -66,7 +65,7 @@ api_urlpatterns = [
     path("rankings/", rankings_api.RankingsView.as_view(), name="api-rankings"),
     path("rankings/ratings/", rankings_api.RatingsView.as_view(), name="api-ratings"),
     path("players/<int:user_id>/", rankings_api.PlayerView.as_view(), name="api-player"),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", SchemaView.as_view(), name="schema"),
     path("docs/", SwaggerView.as_view(url_name="schema"), name="api-docs"),
     # Anything else under api/ is a JSON 404. Only paths ending in "/" match, so that
     # APPEND_SLASH still redirects "api/games" to "api/games/".

@@ -7,8 +7,10 @@ import copy
 import jsonschema
 import pytest
 from django.core.management import call_command
+from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
+from ratumrad_site.api_docs import SCHEMAS_KEPT, SchemaView
 from tests.test_api_games import create_game, finished_game, player, started_game
 
 pytestmark = pytest.mark.django_db
@@ -159,3 +161,27 @@ def test_error_answers_match_the_documented_error_schema(
     response = getattr(client, method)(path.replace("{id}", str(game_id)), body)
     assert response.status_code == status
     check(schema, documented, method, response)
+
+
+def test_the_schema_is_made_once_per_process_for_each_format_and_language(monkeypatch):
+    """Made anew, the schema cost every request 40-60 ms of a server's CPU, and anyone may ask
+    for it: now each format and language is made once, and the query's own ``lang`` and
+    ``version`` (which anyone may vary) cannot make the store grow past its bound."""
+    monkeypatch.setattr(SchemaView, "_made", {})
+    made = []
+    generate = SchemaGenerator.get_schema
+    monkeypatch.setattr(
+        SchemaGenerator, "get_schema", lambda self, **kw: made.append(1) or generate(self, **kw)
+    )
+    first = APIClient().get("/api/schema/", {"format": "json"})
+    again = APIClient().get("/api/schema/", {"format": "json"})
+    assert len(made) == 1 and first.content == again.content
+    assert first["Content-Type"] == "application/vnd.oai.openapi+json"
+    assert "filename=" in first["Content-Disposition"]
+    assert first.json()["paths"]["/api/games/"]  # the whole schema, as made
+    yaml = APIClient().get("/api/schema/")
+    assert len(made) == 2 and yaml["Content-Type"] == "application/vnd.oai.openapi; charset=utf-8"
+    assert yaml.content.startswith(b"openapi:")
+    for number in range(3 * SCHEMAS_KEPT):
+        APIClient().get("/api/schema/", {"format": "json", "version": str(number)})
+    assert len(SchemaView._made) <= SCHEMAS_KEPT
