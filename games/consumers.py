@@ -110,6 +110,7 @@ class GameConsumer(ProtocolConsumer):
     """``/ws/games/<id>/``: seated players get their own view, anyone else the public one."""
 
     # The game's moves (its kind's MOVE_TYPES) are added when the socket opens.
+    reads = frozenset({"SYNC", "REQUEST_HISTORY"})
     handlers = {
         "SYNC": "on_sync",
         "CHAT": "on_chat",

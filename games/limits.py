@@ -14,6 +14,7 @@ import math
 import secrets
 import threading
 import time
+from collections import deque
 from types import SimpleNamespace
 
 from django.conf import settings
@@ -108,6 +109,18 @@ class HintAddressThrottle(AtomicRate, SimpleRateThrottle):
 
     def get_cache_key(self, request, view) -> str:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+def within_second(sent: deque[float], most: int) -> bool:
+    """Whether another call may be made now, when ``sent`` holds the times (``monotonic``) of
+    the last calls: fewer than ``most`` in the last second. If so, it is counted in ``sent``."""
+    now = time.monotonic()
+    while sent and sent[0] <= now - 1:
+        sent.popleft()
+    if len(sent) >= most:
+        return False
+    sent.append(now)
+    return True
 
 
 def scope_address(scope: dict) -> str:

@@ -196,6 +196,27 @@ async def test_a_flood_of_moves_is_rate_limited(table, monkeypatch):
     await table.mover.sync()
 
 
+async def test_a_flood_of_requests_for_states_and_histories_is_rate_limited(
+    table, people, monkeypatch
+):
+    """Each SYNC makes the server read the game and send a whole STATE (about 3 ms of its
+    CPU); one socket sent 117 a second. PING and moves are not counted with them."""
+    assert protocol.READS_PER_SECOND == 10
+    monkeypatch.setattr(protocol, "READS_PER_SECOND", 3)  # the same guard, quicker to reach
+    for kind in ("SYNC", "REQUEST_HISTORY", "SYNC", "PING", "REQUEST_HISTORY"):
+        await table.mover.send({"type": kind, "ref": kind})
+    answers = [await table.mover.recv() for _ in range(5)]
+    assert [answer["type"] for answer in answers] == ["STATE", "HISTORY", "STATE", "PONG", "ERROR"]
+    assert (answers[-1]["code"], answers[-1]["ref"]) == ("rate_limited", "REQUEST_HISTORY")
+    assert "3" in answers[-1]["message"]
+    lobby = await Socket.lobby(people[3])
+    for _ in range(4):
+        await lobby.send({"type": "REQUEST_GAMES", "ref": "g"})
+    kinds = [(await lobby.recv())["type"] for _ in range(4)]
+    assert kinds.count("GAMES") == 3 and kinds[-1] == "ERROR"
+    await lobby.close()
+
+
 async def test_a_crash_in_a_handler_is_logged_and_answered_with_server_error(
     table, monkeypatch, caplog
 ):
