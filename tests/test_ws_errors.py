@@ -320,3 +320,17 @@ async def test_ping_is_answered_with_pong_and_its_ref_on_both_sockets(people, wh
     await socket.send({"type": "PING", "ref": "p1"})
     assert await socket.expect("PONG") == {"type": "PONG", "ref": "p1"}
     await socket.close()
+
+
+@pytest.mark.parametrize("path", ["/ws/nothing/", "/ws/games/abc/", "/ws/lobby/extra/", "/ws/"])
+async def test_a_path_that_is_no_socket_is_not_found_and_closed_with_4004(people, path):
+    """Channels' router raised for it, and daphne answered the handshake with HTTP 500."""
+    socket = await Socket.open(path, people[0], language="en")
+    error = await socket.expect("ERROR")
+    assert error == {
+        "type": "ERROR",
+        "code": "not_found",
+        "message": f"there is no socket at {path}",
+        "ref": None,
+    }
+    await socket.expect_close(protocol.CLOSE_NOT_FOUND)
