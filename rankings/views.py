@@ -18,7 +18,7 @@ def rankings_page(request: HttpRequest) -> HttpResponse:
     if kind is None:
         raise Http404("there is no such kind of game")
     day = request.GET.get("day")
-    if day is not None and parse_date(day) is None:
+    if day is not None and not _a_day(day):
         raise Http404("that is not a day")
     by_rating = kind.rated == "rating"
     context = {
@@ -31,6 +31,15 @@ def rankings_page(request: HttpRequest) -> HttpResponse:
         "achievements": selectors.achievement_counts(kind.key),
     }
     return render(request, "rankings/rankings.html", context)
+
+
+def _a_day(text: str) -> bool:
+    """Whether ``text`` is a date, YYYY-MM-DD (``parse_date`` raises for one well written
+    but not in the calendar, such as 2020-13-45)."""
+    try:
+        return parse_date(text) is not None
+    except ValueError:
+        return False
 
 
 def player_page(request: HttpRequest, user_id: int) -> HttpResponse:

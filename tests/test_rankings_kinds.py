@@ -142,6 +142,8 @@ def test_the_rankings_page_has_a_list_per_kind(kinds, eight, client):
     assert "310" in day.content.decode()
     assert client.get("/rankings/", {"kind": "chess"}).status_code == 404
     assert client.get("/rankings/", {"kind": "dice", "day": "gestern"}).status_code == 404
+    # Written as a day but not in the calendar: not found either (it had been a server error).
+    assert client.get("/rankings/", {"kind": "dice", "day": "2020-13-45"}).status_code == 404
 
 
 def test_a_players_page_and_record_show_each_kind_played(kinds, eight, client):
