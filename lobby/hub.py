@@ -34,6 +34,9 @@ logger = logging.getLogger(__name__)
 
 FRAME = "lobby.frame"  # an inbox message: a frame made for this socket, to send as it is
 READ_SECONDS = 1.0  # the longest a read is shared (what changes unannounced shows by then)
+# A public game's changes within this long of the last one sent go out as one (``public_change``)
+COALESCE_SECONDS = 0.25
+SENT_KEPT = 1000  # games whose last change is remembered before the old ones are forgotten
 # What a read lists; a message about one makes the next read of it a new one.
 GAMES, PLAYERS, HISTORY = "games", "players", "history"
 TOPIC_OF = {"lobby.games": GAMES, "lobby.players": PLAYERS, "chat.line": HISTORY}
@@ -63,6 +66,9 @@ class LobbyHub:
         self.channel: asyncio.Future[str] | None = None  # the listener's, once it has one
         self.versions = dict.fromkeys((GAMES, PLAYERS, HISTORY), 0)
         self.reads: dict[tuple, tuple[int, float, asyncio.Future]] = {}
+        self.sent_at: dict[int, float] = {}  # a public game's last change sent, by its id
+        self.due: set[int] = set()  # public games whose next change waits for its time
+        self.sending: set[asyncio.Task] = set()  # those changes being sent
 
     def changed(self, *topics: str) -> None:
         """What ``topics`` list changed: the next read of each is a new one."""
@@ -150,9 +156,42 @@ class LobbyHub:
                 await send_through(socket, frame)
 
     async def public_change(self, message: dict) -> None:
-        """A public game changed: its entry to the sockets that asked for changes, read and
+        """A public game changed. Its change goes out at once, unless one went out less than
+        ``COALESCE_SECONDS`` ago: then those that come meanwhile go out as one at the end of
+        that time, the game read as it is then. Joining and leaving a game over and over cost
+        every lobby socket a frame per change; now at most a few a second."""
+        game_id = message["game"]
+        if game_id in self.due:
+            return  # its change is due, and will show what this one changed too
+        loop = asyncio.get_running_loop()
+        last = self.sent_at.get(game_id)
+        if last is not None and (wait := last + COALESCE_SECONDS - loop.time()) > 0:
+            self.due.add(game_id)
+            loop.call_later(wait, self._send_due, message)
+            return
+        await self.send_change(message)
+
+    def _send_due(self, message: dict) -> None:
+        self.due.discard(message["game"])
+        task = asyncio.get_running_loop().create_task(self.send_change(message))
+        self.sending.add(task)  # the loop keeps only weak references to its tasks
+        task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task) -> None:
+        self.sending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("lobby: a game's change failed", exc_info=task.exception())
+
+    async def send_change(self, message: dict) -> None:
+        """A public game's change: its entry to the sockets that asked for changes, read and
         encoded once for each filter; the message to the others."""
         game_id = message["game"]
+        now = asyncio.get_running_loop().time()
+        if len(self.sent_at) >= SENT_KEPT:
+            self.sent_at = {
+                key: at for key, at in self.sent_at.items() if at > now - COALESCE_SECONDS
+            }
+        self.sent_at[game_id] = now
         sockets = tuple(self.sockets.values())
         entry = None
         if any(socket.changes for socket in sockets):

@@ -292,3 +292,33 @@ async def test_sockets_asking_for_the_same_lists_at_once_share_one_read_of_each(
         assert (await socket.expect("HISTORY"))["chat"] == []
     assert reads == {"games": 1, "players": 1, "history": 1}
     await close_all(*sockets)
+
+
+async def test_a_games_changes_in_quick_succession_reach_each_socket_as_a_few_frames(people):
+    """Joining and leaving one game over and over had cost every lobby socket a frame (and the
+    server a write to each) per change. The first change goes out at once; those within
+    ``COALESCE_SECONDS`` of it go as one frame at the end of that time, showing the game as it
+    is then; later changes go out at once again."""
+    sockets = await watching(people[3:], 3, changes=True)
+    game_id = await waiting_game(people[0])
+    for socket in sockets:  # the creation: at once
+        assert (await socket.expect("GAMES_CHANGED"))["games"][0]["players"] == 1
+    began = time.monotonic()
+    for _ in range(10):  # twenty changes within a few tenths of a second
+        await database_sync_to_async(game_join)(game_id=game_id, user=people[1])
+        await database_sync_to_async(game_leave)(game_id=game_id, user=people[1])
+    await database_sync_to_async(game_join)(game_id=game_id, user=people[2])
+    took = time.monotonic() - began
+    await asyncio.sleep(hub.COALESCE_SECONDS + 0.2)
+    windows = int(took / hub.COALESCE_SECONDS) + 2  # the changes' time, in windows
+    for socket in sockets:
+        frames = [m for m in await socket.drain() if m["type"] == "GAMES_CHANGED"]
+        assert 1 <= len(frames) <= windows < 21, (len(frames), took)
+        last = frames[-1]["games"][0]
+        assert (last["id"], last["players"]) == (game_id, 2)  # the game as it is now
+    # A change well after the last one sent goes out at once.
+    await database_sync_to_async(game_leave)(game_id=game_id, user=people[2])
+    for socket in sockets:
+        changed = await socket.expect("GAMES_CHANGED", timeout=hub.COALESCE_SECONDS / 2)
+        assert changed["games"][0]["players"] == 1
+    await close_all(*sockets)
