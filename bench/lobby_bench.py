@@ -79,6 +79,16 @@ async def open_watcher(site: Site) -> Watcher:
     return watcher
 
 
+async def open_watchers(site: Site, count: int) -> list[Watcher]:
+    """``count`` lobby sockets, 50 opening at a time."""
+    watchers: list[Watcher] = []
+    for start in range(0, count, 50):
+        watchers += await asyncio.gather(
+            *(open_watcher(site) for _ in range(min(50, count - start)))
+        )
+    return watchers
+
+
 def postgres_cpu() -> float:
     return sum(cpu_seconds(pid) for pid in pids_named("postgres"))
 
@@ -101,11 +111,7 @@ def server_cpu(pids: list[int]) -> tuple[float, float]:
 
 async def measure(site: Site, pid: int, watchers: int, games: int) -> Figures:
     """The figures per public game creation with ``watchers`` lobby sockets."""
-    sockets: list[Watcher] = []
-    for start in range(0, watchers, 50):
-        sockets += await asyncio.gather(
-            *(open_watcher(site) for _ in range(min(50, watchers - start)))
-        )
+    sockets = await open_watchers(site, watchers)
     creators = []
     for start in range(0, games, 50):
         creators += await asyncio.gather(*(site.guest() for _ in range(min(50, games - start))))

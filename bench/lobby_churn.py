@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 import uvloop  # noqa: E402
 from loadtest import one_server, raise_file_limit  # noqa: E402
-from lobby_bench import BENCH_ENV, open_watcher  # noqa: E402
+from lobby_bench import BENCH_ENV, open_watchers  # noqa: E402
 from procfs import cpu_seconds, with_descendants  # noqa: E402
 
 SETTLE = 1.0  # seconds for the last frames to arrive
@@ -35,10 +35,7 @@ SETTLE = 1.0  # seconds for the last frames to arrive
 async def main_async(args) -> None:
     with contextlib.ExitStack() as stack:
         site, server, _ = await one_server(stack, BENCH_ENV, "churn")
-        watchers = []
-        for start in range(0, args.watchers, 50):
-            count = min(50, args.watchers - start)
-            watchers += await asyncio.gather(*(open_watcher(site) for _ in range(count)))
+        watchers = await open_watchers(site, args.watchers)
         frames = [0] * len(watchers)
 
         async def count_frames(number: int, socket) -> None:

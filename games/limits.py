@@ -20,7 +20,7 @@ from types import SimpleNamespace
 from django.conf import settings
 from django.core.cache import cache
 from django.core.cache.backends.redis import RedisCache
-from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle, UserRateThrottle
 
 log = logging.getLogger(__name__)
 
@@ -90,25 +90,25 @@ class RateLimit(AtomicRate, SimpleRateThrottle):
         return self.allow_request(None, None)
 
 
-class HintThrottle(AtomicRate, SimpleRateThrottle):
+class AddressRate(AtomicRate, SimpleRateThrottle):
+    """A rate per client address, whoever asks, logged in or not (``scope``)."""
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class HintThrottle(AtomicRate, UserRateThrottle):
     """Hints per user (``HINT_RATE``): each runs the kind's strong bot in the request's thread,
     about a tenth of a second of the server's CPU, so a flood of them would hold every other
     request and socket of the process up."""
 
     scope = "hint"
 
-    def get_cache_key(self, request, view) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
 
-
-class HintAddressThrottle(AtomicRate, SimpleRateThrottle):
-    """Hints per client address, whoever asks (``HINT_ADDRESS_RATE``): one address's many
-    guests share it."""
+class HintAddressThrottle(AddressRate):
+    """Hints per client address (``HINT_ADDRESS_RATE``): one address's many guests share it."""
 
     scope = "hint_address"
-
-    def get_cache_key(self, request, view) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
 def within_second(sent: deque[float], most: int) -> bool:

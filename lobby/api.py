@@ -15,11 +15,10 @@ from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
 from games.api import error, parse
-from games.limits import AtomicRate
+from games.limits import AddressRate
 from games.serializers import TextField
 from lobby.models import NAME_MAX_LENGTH, Guest
 
@@ -50,15 +49,12 @@ def user_data(user: AbstractBaseUser) -> dict:
     return {"id": user.pk, "name": user.get_username()}
 
 
-class GuestThrottle(AtomicRate, AnonRateThrottle):
+class GuestThrottle(AddressRate):
     """New guests per client address (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES["guest"]),
-    checked and counted in one step (``AtomicRate``), as the other throttles here."""
+    logged-in callers too (each call makes a new user), checked and counted in one step
+    (``AtomicRate``), as the other throttles here."""
 
     scope = "guest"
-
-    def get_cache_key(self, request: Request, view: APIView) -> str:
-        # Unlike AnonRateThrottle, count logged-in callers too: each call makes a new user.
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
 class LoginAddressThrottle(GuestThrottle):
