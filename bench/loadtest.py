@@ -108,6 +108,9 @@ SERVER_ENV = {
     "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
     "GUEST_RATE": "1000000/min",
     "SOCKETS_PER_ADDRESS": "0",  # every simulated player connects from 127.0.0.1
+    # The echo flood measures the message path's ceiling.
+    "SOCKET_FRAMES_PER_SECOND": "0",
+    "ADDRESS_FRAMES_PER_SECOND": "0",
     "BOT_DELAY_SECONDS": "0",
     "DATABASE_CONN_MAX_AGE": "60",
     "PYTHONUNBUFFERED": "1",

@@ -1,9 +1,10 @@
-"""Limits on what one user or one address may hold or do: new games, open sockets.
+"""Limits on what one user or one address may hold or do: new games, open sockets, and the
+moves and reads of sockets (``SocketRates``).
 
 Counts live in the Django cache: shared by every server process with ``REDIS_URL``, in the
 process's memory without it. Rates are DRF's throttles, each check and count made in one step
 (``AtomicRate``); open sockets hold expiring slots, so that a socket of a server that died
-frees its slot by itself.
+frees its slot by itself. The sockets' messages are counted in each process's memory.
 """
 
 from __future__ import annotations
@@ -111,16 +112,56 @@ class HintAddressThrottle(AddressRate):
     scope = "hint_address"
 
 
-def within_second(sent: deque[float], most: int) -> bool:
-    """Whether another call may be made now, when ``sent`` holds the times (``monotonic``) of
-    the last calls: fewer than ``most`` in the last second. If so, it is counted in ``sent``."""
-    now = time.monotonic()
-    while sent and sent[0] <= now - 1:
+# ---------------------------------------------------------------------------- socket rates
+
+# Of the sockets of one server process, per kind of message: the most a second from one
+# user's sockets together, and from one address's (an empty address is not counted). A
+# socket has a limit of its own besides (``games.protocol``): SOCKETS_PER_USER and
+# SOCKETS_PER_ADDRESS times it would let a script with many sockets take several cores.
+SHARED_RATES = {"move": {"user": 100, "address": 200}, "read": {"user": 20, "address": 40}}
+FORGET_AFTER = 10_000  # keys counted before those idle for a second are forgotten
+
+
+def _recent(sent: deque[float], now: float, seconds: float) -> deque[float]:
+    while sent and sent[0] <= now - seconds:
         sent.popleft()
-    if len(sent) >= most:
-        return False
-    sent.append(now)
-    return True
+    return sent
+
+
+class SocketRates:
+    """One socket's counts of moves, reads and chat lines, and its share of those of its
+    user's and its address's sockets in this process (``SHARED_RATES``). The counts are the
+    process's own, in its memory: each server process guards its own CPU."""
+
+    shared: dict[tuple, deque[float]] = {}  # (kind, "user" or "address", who): times
+
+    def __init__(self, user_id: int | None, address: str):
+        self.own: dict[str, deque[float]] = {}
+        self.owners = [("user", user_id)] if user_id is not None else []
+        if address:
+            self.owners.append(("address", address))
+
+    def over(self, kind: str, most: int, seconds: float = 1.0) -> tuple[str, int] | None:
+        """None, and the message counted, if this socket, its user and its address are all
+        under their limits for ``kind`` (``most`` in ``seconds`` for the socket); else who is
+        over (``socket``, ``user`` or ``address``) and their limit, and nothing counted."""
+        now = time.monotonic()
+        windows = [(_recent(self.own.setdefault(kind, deque()), now, seconds), "socket", most)]
+        limits = SHARED_RATES.get(kind) if settings.SHARED_SOCKET_RATES else None
+        if limits:
+            shared = self.shared
+            if len(shared) > FORGET_AFTER:
+                for key in [key for key, sent in shared.items() if not _recent(sent, now, 1)]:
+                    del shared[key]
+            for owner, who in self.owners:
+                sent = _recent(shared.setdefault((kind, owner, who), deque()), now, 1)
+                windows.append((sent, owner, limits[owner]))
+        for sent, owner, limit in windows:
+            if len(sent) >= limit:
+                return owner, limit
+        for sent, _owner, _limit in windows:
+            sent.append(now)
+        return None
 
 
 def scope_address(scope: dict) -> str:

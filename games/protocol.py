@@ -21,7 +21,6 @@ import json
 import logging
 import math
 import re
-from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
@@ -34,12 +33,11 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError
 from django.utils import translation
-from django.utils.translation import trans_real
 
 from games import broadcast, errors, presence, wire
 from games.fanout import Frame
-from games.limits import SocketSlots, scope_address, within_second
-from games.scope import header
+from games.limits import SocketRates, SocketSlots, scope_address
+from games.scope import socket_language
 from games.services.chat import chat_post
 
 logger = logging.getLogger(__name__)
@@ -51,8 +49,18 @@ MOVES_PER_SECOND = 50  # per socket: a flood guard, far above any human or sane 
 # Per socket, the messages that make the server read and send a whole state, list or history
 # (``reads``: SYNC costs it about 3 ms of CPU): a flood guard too.
 READS_PER_SECOND = 10
-READS_REFUSED = "at most {max} requests for a state, a list or a history per second"
 CHAT_LINES, CHAT_WINDOW = 5, timedelta(seconds=10)  # per user, lobby and games together
+CHAT_REFUSED = "at most {lines} chat lines per {seconds} seconds"  # as games.services.chat's
+RATE_REFUSED = {  # by kind, and who is over (games.limits.SocketRates)
+    ("move", "socket"): "at most {max} moves per second",
+    ("move", "user"): "at most {max} moves per second from one player's sockets together",
+    ("move", "address"): "at most {max} moves per second from one address",
+    ("read", "socket"): "at most {max} requests for a state, a list or a history per second",
+    ("read", "user"): "at most {max} requests for a state, a list or a history per second"
+    " from one player's sockets together",
+    ("read", "address"): "at most {max} requests for a state, a list or a history per second"
+    " from one address",
+}
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -68,29 +76,6 @@ class Refused(errors.ServiceError):
 
     def __init__(self, code: str, message: str, **params: object):
         super().__init__(message, code, **params)
-
-
-def socket_language(scope: dict) -> str:
-    """The language of a socket: the language cookie, then Accept-Language, then German.
-
-    The same order as Django's LocaleMiddleware (``get_language_from_request``) for pages.
-    """
-    code = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
-    if code:
-        try:
-            return translation.get_supported_language_variant(code)
-        except LookupError:
-            pass
-    for code, _quality in trans_real.parse_accept_lang_header(
-        header(scope, b"accept-language") or ""
-    ):
-        if code == "*":
-            break
-        try:
-            return translation.get_supported_language_variant(code)
-        except LookupError:
-            continue
-    return settings.LANGUAGE_CODE
 
 
 def _chat_post(user, text, game_id: int | None) -> None:
@@ -197,8 +182,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.language = socket_language(self.scope)
-        self.moves_sent: deque[float] = deque()
-        self.reads_sent: deque[float] = deque()
+        self.rates = SocketRates(getattr(self.user, "pk", None), scope_address(self.scope))
         self.accepted = False
         if self.user is None or not self.user.is_authenticated:
             await self.accept()
@@ -370,14 +354,21 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
         return message
 
     def check_move_rate(self) -> None:
-        if not within_second(self.moves_sent, MOVES_PER_SECOND):
-            raise Refused("rate_limited", "at most {max} moves per second", max=MOVES_PER_SECOND)
+        self.check_rate("move", MOVES_PER_SECOND)
 
     def check_read_rate(self) -> None:
-        if not within_second(self.reads_sent, READS_PER_SECOND):
-            raise Refused("rate_limited", READS_REFUSED, max=READS_PER_SECOND)
+        self.check_rate("read", READS_PER_SECOND)
+
+    def check_rate(self, kind: str, most: int) -> None:
+        over = self.rates.over(kind, most)
+        if over is not None:
+            raise Refused("rate_limited", RATE_REFUSED[kind, over[0]], max=over[1])
 
     async def post_chat(self, message: dict, game_id: int | None) -> None:
+        # Counted here first: a line over the socket's limit costs no trip to the database.
+        if self.rates.over("chat", CHAT_LINES, CHAT_WINDOW.total_seconds()) is not None:
+            seconds = CHAT_WINDOW.seconds
+            raise Refused("rate_limited", CHAT_REFUSED, lines=CHAT_LINES, seconds=seconds)
         await database_sync_to_async(_chat_post)(self.user, message.get("text"), game_id)
 
     # ------------------------------------------------------------------ server frames

@@ -7,7 +7,8 @@ from django.utils import translation
 
 from games import errors, wire
 from games.consumers import GameConsumer
-from games.protocol import CLOSE_NOT_FOUND, socket_language
+from games.protocol import CLOSE_NOT_FOUND
+from games.scope import socket_language
 from lobby.consumers import LobbyConsumer
 
 PATH_SHOWN = 100  # characters of an unknown path repeated in its error

@@ -5,7 +5,8 @@ imported: uvloop's policy is set before that. uvloop's loop runs the same callba
 of the loop's own work per socket event, the most of a busy server's time after the moves.
 Its TCP connections send what they are given at once (``ratumrad_site.eager_write``), and
 its sockets may close with RFC 6455's codes such as 1011 (``ratumrad_site.ws_close``), and
-autobahn formats its debug lines only when they are logged (``ratumrad_site.ws_debug``).
+autobahn formats its debug lines only when they are logged (``ratumrad_site.ws_debug``), and
+a socket's frames are read no faster than the site takes them (``ratumrad_site.ws_inflow``).
 
 What the server has loaded before it serves is set aside from the garbage collector
 (:class:`SettledServer`).
@@ -27,7 +28,7 @@ if uvloop is not None:
 from daphne.cli import CommandLineInterface  # after the policy, see above
 from daphne.server import Server
 
-from ratumrad_site import eager_write, ws_close, ws_debug
+from ratumrad_site import eager_write, ws_close, ws_debug, ws_inflow
 
 
 class SettledServer(Server):
@@ -60,11 +61,20 @@ def settle() -> None:
 class CommandLine(CommandLineInterface):
     server_class = SettledServer
 
+    def __init__(self) -> None:
+        super().__init__()
+        # daphne's default is 1 MiB: what a socket has waiting stays small (ws_inflow).
+        self.parser.set_defaults(
+            websocket_max_message_size=ws_inflow.MAX_MESSAGE_BYTES,
+            websocket_max_frame_size=ws_inflow.MAX_MESSAGE_BYTES,
+        )
+
 
 def main() -> None:
     eager_write.install()
     ws_close.install()
     ws_debug.install()
+    ws_inflow.install()
     CommandLine.entrypoint()
 
 

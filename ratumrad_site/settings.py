@@ -249,6 +249,14 @@ PRESENCE_GRACE = timedelta(seconds=env_float("PRESENCE_GRACE_SECONDS", 5, min=0,
 SOCKETS_PER_USER = env_int("SOCKETS_PER_USER", 20, min=0)
 SOCKETS_PER_ADDRESS = env_int("SOCKETS_PER_ADDRESS", 100, min=0)
 GAMES_WAITING_PER_USER = env_int("GAMES_WAITING_PER_USER", 5, min=0)
+# Frames a websocket's client may send a second, a second's worth at once, and the clients of
+# one address together on a server process (0: no limit); a socket over either is read more
+# slowly (ratumrad_site.ws_inflow), not refused.
+SOCKET_FRAMES_PER_SECOND = env_int("SOCKET_FRAMES_PER_SECOND", 50, min=0)
+ADDRESS_FRAMES_PER_SECOND = env_int("ADDRESS_FRAMES_PER_SECOND", 500, min=0)
+# Moves and reads a second from one user's, and one address's, sockets on a server process
+# together (games.limits.SHARED_RATES), besides each socket's own limits.
+SHARED_SOCKET_RATES = env_bool("SHARED_SOCKET_RATES", True)
 
 # Seconds a computer player waits before its move (0: it moves at once, in the committing
 # call; the tests' setting).

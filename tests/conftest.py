@@ -12,6 +12,7 @@ from django.core.management.commands import flush
 from django.db import connections
 from django.db.backends.signals import connection_created
 
+from games.limits import SocketRates
 from tests import paths
 from tests.paths import move_path, path_seen  # noqa: F401 (the socket tests' fixtures)
 
@@ -30,6 +31,10 @@ settings.PARALLEL_MOVES = False
 
 # Computer players move at once, inside the call that committed the change before theirs.
 settings.BOT_DELAY = 0
+
+# The tests open dozens of sockets as one user: the rates of a user's (and an address's)
+# sockets together are on only in the tests of them (tests/test_limits.py).
+settings.SHARED_SOCKET_RATES = False
 
 # Sockets of the test process keep their database connection, as servers under load do
 # (DATABASE_CONN_MAX_AGE): connecting to PostgreSQL costs more than most of what a message
@@ -50,6 +55,15 @@ def django_db_setup(django_db_setup, django_db_blocker):
 # The first write rule (games.kinds): every connection of the test process refuses an ORM
 # write while a move collects its statements (tests/paths.py).
 connection_created.connect(paths.install_write_guard)
+
+
+@pytest.fixture(autouse=True)
+def shared_socket_rates():
+    """Each test's sockets count their users' and addresses' rates from nothing: a user id
+    of a test rolled back comes again in the next (``games.limits.SocketRates``)."""
+    SocketRates.shared.clear()
+    yield SocketRates.shared
+    SocketRates.shared.clear()
 
 
 @pytest.fixture(autouse=True)

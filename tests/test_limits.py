@@ -31,6 +31,11 @@ def fresh_counts():
 
 
 @pytest.fixture
+def shared_rates(settings):
+    settings.SHARED_SOCKET_RATES = True  # off for the other tests (tests/conftest.py)
+
+
+@pytest.fixture
 def alice(django_user_model):
     return django_user_model.objects.create_user("alice")
 
@@ -382,3 +387,113 @@ def test_in_redis_a_beat_of_many_sockets_renews_their_slots_in_parts(in_redis, m
     limits.renew_all(held)
     assert in_redis == ["renew"] * 3  # ten slots, four at a time
     assert holders("user", "7") == holders("address", "10.0.0.1") == [f"c{n}" for n in range(5)]
+
+
+# ---------------------------------------------------------------------------- socket rates
+
+
+async def answers_to(socket: Socket, kind: str, count: int) -> list[dict]:
+    for n in range(count):
+        await socket.send({"type": kind, "ref": f"{kind}-{n}"})
+    return [await socket.recv() for _ in range(count)]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_requests_for_lists_are_capped_per_user_over_all_their_sockets(
+    monkeypatch, shared_rates
+):
+    """Each socket is under its own READS_PER_SECOND; the user's sockets together are not."""
+    monkeypatch.setitem(limits.SHARED_RATES, "read", {"user": 4, "address": 100})
+    alice, bob = await make_people("alice", "bob")
+    first, second, bobs = (
+        await Socket.lobby(alice),
+        await Socket.lobby(alice),
+        await Socket.lobby(bob),
+    )
+    assert [m["type"] for m in await answers_to(first, "REQUEST_GAMES", 3)] == ["GAMES"] * 3
+    later = await answers_to(second, "REQUEST_GAMES", 3)
+    assert [m["type"] for m in later] == ["GAMES", "ERROR", "ERROR"]
+    assert {m.get("code") for m in later[1:]} == {"rate_limited"}
+    assert later[1]["message"] == (  # a socket speaks German unless told otherwise
+        "höchstens 4 Anfragen nach einem Stand, einer Liste oder einem Verlauf pro Sekunde"
+        " von allen Sockets eines Spielers zusammen"
+    )
+    assert [m["type"] for m in await answers_to(bobs, "REQUEST_GAMES", 3)] == ["GAMES"] * 3
+    await close_all(first, second, bobs)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_requests_for_lists_are_capped_per_address_whoever_sends_them(
+    monkeypatch, shared_rates
+):
+    monkeypatch.setitem(limits.SHARED_RATES, "read", {"user": 100, "address": 3})
+    alice, bob, charlie = await make_people("alice", "bob", "charlie")
+    monkeypatch.setattr(protocol, "scope_address", lambda scope: "10.0.0.1")
+    alices, bobs = await Socket.lobby(alice), await Socket.lobby(bob)
+    monkeypatch.setattr(protocol, "scope_address", lambda scope: "10.0.0.2")
+    elsewhere = await Socket.lobby(charlie)
+    assert [m["type"] for m in await answers_to(alices, "REQUEST_GAMES", 2)] == ["GAMES"] * 2
+    later = await answers_to(bobs, "REQUEST_GAMES", 2)
+    assert [m["type"] for m in later] == ["GAMES", "ERROR"]
+    assert later[1]["message"].endswith("pro Sekunde von einer Adresse")
+    assert [m["type"] for m in await answers_to(elsewhere, "REQUEST_GAMES", 3)] == ["GAMES"] * 3
+    await close_all(alices, bobs, elsewhere)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_chat_line_over_a_socket_s_limit_is_refused_before_the_database(monkeypatch):
+    """A flood of chat lines cost a trip to the database (and its lock of the user's row)
+    each; now only the first CHAT_LINES of a socket's window go there."""
+    posted = []
+    real_post = protocol._chat_post
+    monkeypatch.setattr(
+        protocol, "_chat_post", lambda *args: posted.append(args) or real_post(*args)
+    )
+    (alice,) = await make_people("alice")
+    socket = await Socket.lobby(alice)
+    for n in range(protocol.CHAT_LINES + 3):
+        await socket.send({"type": "CHAT", "text": f"line {n}", "ref": str(n)})
+    answers = [await socket.recv() for _ in range(protocol.CHAT_LINES + 3)]
+    # The lines come back through the lobby group: after the refusals, or among them.
+    lines = [m["text"] for m in answers if m["type"] == "CHAT"]
+    assert lines == [f"line {n}" for n in range(protocol.CHAT_LINES)]
+    refused = [m for m in answers if m["type"] == "ERROR"]
+    assert [m["ref"] for m in refused] == ["5", "6", "7"]
+    assert refused[0]["message"] == "höchstens 5 Chatzeilen in 10 Sekunden"
+    assert len(posted) == protocol.CHAT_LINES
+    await close_all(socket)
+
+
+def test_a_refused_message_counts_against_no_one_and_the_window_slides(monkeypatch, shared_rates):
+    now = [1000.0]
+    monkeypatch.setattr(limits.time, "monotonic", lambda: now[0])
+    monkeypatch.setitem(limits.SHARED_RATES, "move", {"user": 3, "address": 100})
+    first, second = limits.SocketRates(7, "10.0.0.1"), limits.SocketRates(7, "10.0.0.1")
+    assert [first.over("move", 2) for _ in range(3)] == [None, None, ("socket", 2)]
+    assert [second.over("move", 2) for _ in range(2)] == [None, ("user", 3)]
+    assert len(second.own["move"]) == 1  # the refused one was not counted
+    assert len(limits.SocketRates.shared[("move", "address", "10.0.0.1")]) == 3
+    now[0] += 1.0  # a second later every window is empty again
+    assert second.over("move", 2) is None
+    stranger = limits.SocketRates(None, "")  # a socket with no user and no address
+    assert [stranger.over("move", 2) for _ in range(3)] == [None, None, ("socket", 2)]
+
+
+def test_without_shared_rates_only_the_socket_s_own_limit_counts(monkeypatch, settings):
+    settings.SHARED_SOCKET_RATES = False
+    monkeypatch.setitem(limits.SHARED_RATES, "read", {"user": 1, "address": 1})
+    rates = [limits.SocketRates(7, "10.0.0.1") for _ in range(3)]
+    assert [socket.over("read", 10) for socket in rates] == [None, None, None]
+    assert not limits.SocketRates.shared
+
+
+def test_the_counts_of_idle_users_and_addresses_are_forgotten(monkeypatch, shared_rates):
+    now = [1000.0]
+    monkeypatch.setattr(limits.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(limits, "FORGET_AFTER", 10)
+    for user in range(10):
+        limits.SocketRates(user, f"10.0.0.{user}").over("read", 10)
+    assert len(limits.SocketRates.shared) == 20
+    now[0] += 2
+    limits.SocketRates(99, "10.0.1.1").over("read", 10)
+    assert set(limits.SocketRates.shared) == {("read", "user", 99), ("read", "address", "10.0.1.1")}

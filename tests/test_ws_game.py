@@ -16,9 +16,9 @@ from django.utils import timezone, translation
 from games import feed, moves, presence, services
 from games.kinds import ratumrad as glue
 from games.models import Connection, Event, Game, Move
-from games.protocol import socket_language
 from games.ratumrad import engine
 from games.ratumrad.board import basel
+from games.scope import socket_language
 from games.services.admin import game_abort
 from games.services.lifecycle import game_join, game_start
 from tests.ws_helpers import (
