@@ -46,6 +46,7 @@ class LobbySocket(Protocol):
     """What the hub needs of a lobby socket (``lobby.consumers.LobbyConsumer``)."""
 
     channel_name: str
+    user: object  # its user (``pk``)
     changes: bool  # asked for GAMES_CHANGED
     status_filter: str | None
     kind_filter: str | None
@@ -146,6 +147,12 @@ class LobbyHub:
             await self.players_changed(message)
         elif kind == "chat.line":
             await self.to_all(Frame(wire.dumps({**message, "type": "CHAT"})))
+        elif kind == "lobby.games" and message.get("users") is not None:
+            # A private game's change: only its players' sockets list it, and only they wake.
+            users = set(message["users"])
+            for socket in tuple(self.sockets.values()):
+                if socket.user.pk in users:
+                    socket.inbox.put_nowait(message)
         else:
             for socket in tuple(self.sockets.values()):
                 socket.inbox.put_nowait(message)

@@ -61,8 +61,8 @@ addresses: dict[str, Bucket] = {}  # of the open sockets, by client address
 
 
 class Inflow:
-    """What lets one socket's frames in: its own bucket and its address's (either None for
-    no limit)."""
+    """What lets one socket's frames in: its own bucket and its address's (each left out
+    when its rate is 0)."""
 
     __slots__ = ("address", "buckets", "held", "paused")
 

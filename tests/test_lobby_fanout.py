@@ -252,6 +252,34 @@ async def test_a_private_game_never_reaches_a_socket_that_did_not_sit_in_it(peop
     await close_all(a, b, c)
 
 
+async def test_a_private_game_s_change_wakes_only_its_players_sockets(people, monkeypatch):
+    """Every lobby socket used to get a private game's change in its inbox, wake and see it
+    was not one of the players: 50 watching sockets, 50 wake-ups per change."""
+    from lobby.consumers import LobbyConsumer
+
+    woken: list[str] = []
+    handled = LobbyConsumer.lobby_games
+
+    async def counted(self, message):
+        woken.append(self.user.username)
+        await handled(self, message)
+
+    monkeypatch.setattr(LobbyConsumer, "lobby_games", counted)
+    alice, bob, carla = people[:3]
+    others = await watching([carla], 20)
+    [a] = await watching([alice], 1)
+    secret = await database_sync_to_async(game_create)(
+        user=alice, name="Geheim", max_players=2, private=True
+    )
+    assert secret.pk in ids(await a.expect("GAMES"))
+    await database_sync_to_async(game_join)(game_id=secret.pk, user=bob)
+    await a.expect("GAMES")
+    for socket in others:
+        assert await socket.is_quiet(0.01)
+    assert woken == [alice.username, alice.username]
+    await close_all(a, *others)
+
+
 async def settled(hub, quiet: float = 0.3) -> None:
     """Wait until the hub has heard of no change for ``quiet`` seconds."""
     while True:
