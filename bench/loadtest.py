@@ -108,6 +108,7 @@ SERVER_ENV = {
     "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
     "GUEST_RATE": "1000000/min",
     "SOCKETS_PER_ADDRESS": "0",  # every simulated player connects from 127.0.0.1
+    "SHARED_SOCKET_RATES": "0",
     # The echo flood measures the message path's ceiling.
     "SOCKET_FRAMES_PER_SECOND": "0",
     "ADDRESS_FRAMES_PER_SECOND": "0",

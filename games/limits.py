@@ -117,8 +117,10 @@ class HintAddressThrottle(AddressRate):
 # Of the sockets of one server process, per kind of message: the most a second from one
 # user's sockets together, and from one address's (an empty address is not counted). A
 # socket has a limit of its own besides (``games.protocol``): SOCKETS_PER_USER and
-# SOCKETS_PER_ADDRESS times it would let a script with many sockets take several cores.
-SHARED_RATES = {"move": {"user": 100, "address": 200}, "read": {"user": 20, "address": 40}}
+# SOCKETS_PER_ADDRESS times it would let a script with many sockets take several cores. The
+# reads leave room for every socket a user or an address may open (20, 100) to open at once
+# (after a restart) and ask for its three lists.
+SHARED_RATES = {"move": {"user": 100, "address": 200}, "read": {"user": 60, "address": 300}}
 FORGET_AFTER = 10_000  # keys counted before those idle for a second are forgotten
 
 
