@@ -497,3 +497,14 @@ def test_the_counts_of_idle_users_and_addresses_are_forgotten(monkeypatch, share
     now[0] += 2
     limits.SocketRates(99, "10.0.1.1").over("read", 10)
     assert set(limits.SocketRates.shared) == {("read", "user", 99), ("read", "address", "10.0.1.1")}
+
+
+def test_every_socket_an_address_may_open_may_ask_for_its_three_lists_at_once(shared_rates):
+    """After a restart every socket opens again and asks for the games, who is online and
+    the chat: as many as SOCKETS_PER_USER and SOCKETS_PER_ADDRESS allow are not refused
+    (their defaults; the tests' settings raise them)."""
+    per_user, per_address = 20, 100
+    sockets = [limits.SocketRates(number // per_user, "10.0.0.1") for number in range(per_address)]
+    answers = [socket.over("read", protocol.READS_PER_SECOND) for socket in sockets * 3]
+    assert answers == [None] * (3 * per_address)
+    assert sockets[0].over("read", protocol.READS_PER_SECOND) == ("user", 3 * per_user)
