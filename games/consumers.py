@@ -111,6 +111,7 @@ class GameConsumer(ProtocolConsumer):
 
     # The game's moves (its kind's MOVE_TYPES) are added when the socket opens.
     reads = frozenset({"SYNC", "REQUEST_HISTORY"})
+    writes = frozenset({"TAKE_SEAT_BACK", "LEAVE_GAME", "REMATCH"})
     handlers = {
         "SYNC": "on_sync",
         "CHAT": "on_chat",

@@ -120,7 +120,11 @@ class HintAddressThrottle(AddressRate):
 # SOCKETS_PER_ADDRESS times it would let a script with many sockets take several cores. The
 # reads leave room for every socket a user or an address may open (20, 100) to open at once
 # (after a restart) and ask for its three lists.
-SHARED_RATES = {"move": {"user": 100, "address": 200}, "read": {"user": 60, "address": 300}}
+SHARED_RATES = {
+    "move": {"user": 100, "address": 200},
+    "read": {"user": 60, "address": 300},
+    "write": {"user": 20, "address": 100},
+}
 FORGET_AFTER = 10_000  # keys counted before those idle for a second are forgotten
 
 

@@ -49,6 +49,9 @@ MOVES_PER_SECOND = 50  # per socket: a flood guard, far above any human or sane 
 # Per socket, the messages that make the server read and send a whole state, list or history
 # (``reads``: SYNC costs it about 3 ms of CPU): a flood guard too.
 READS_PER_SECOND = 10
+# Per socket, the requests for a seat or a game (join, leave, take back, create, play again):
+# each a transaction, refused or not.
+WRITES_PER_SECOND = 10
 CHAT_LINES, CHAT_WINDOW = 5, timedelta(seconds=10)  # per user, lobby and games together
 CHAT_REFUSED = "at most {lines} chat lines per {seconds} seconds"  # as games.services.chat's
 RATE_REFUSED = {  # by kind, and who is over (games.limits.SocketRates)
@@ -60,6 +63,10 @@ RATE_REFUSED = {  # by kind, and who is over (games.limits.SocketRates)
     " from one player's sockets together",
     ("read", "address"): "at most {max} requests for a state, a list or a history per second"
     " from one address",
+    ("write", "socket"): "at most {max} requests for a seat or a game per second",
+    ("write", "user"): "at most {max} requests for a seat or a game per second"
+    " from one player's sockets together",
+    ("write", "address"): "at most {max} requests for a seat or a game per second from one address",
 }
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -122,6 +129,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     handlers: dict[str, str] = {}
     common_handlers = {"PING": "on_ping"}
     reads: frozenset[str] = frozenset()  # at most READS_PER_SECOND of these
+    writes: frozenset[str] = frozenset()  # at most WRITES_PER_SECOND of these
 
     async def __call__(self, scope, receive, send) -> None:
         """Channels' ``AsyncConsumer.__call__`` with one reader task per source (the socket,
@@ -320,6 +328,8 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
                 )
             if message["type"] in self.reads:
                 self.check_read_rate()
+            elif message["type"] in self.writes:
+                self.check_rate("write", WRITES_PER_SECOND)
             await getattr(self, handler)(message, ref)
         except errors.ServiceError as error:  # Refused too
             await self.send_refusal(error, ref)

@@ -61,6 +61,7 @@ def _game_id(value) -> int:
 
 class LobbyConsumer(ProtocolConsumer):
     reads = frozenset({"REQUEST_GAMES", "REQUEST_ALL_CONNECTED_PLAYERS", "REQUEST_HISTORY"})
+    writes = frozenset({"WANT_TO_JOIN_GAME", "CREATE_GAME"})
     handlers = {
         "REQUEST_GAMES": "on_request_games",
         "REQUEST_ALL_CONNECTED_PLAYERS": "on_request_players",

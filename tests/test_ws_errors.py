@@ -217,6 +217,32 @@ async def test_a_flood_of_requests_for_states_and_histories_is_rate_limited(
     await lobby.close()
 
 
+async def test_a_flood_of_requests_for_a_seat_or_a_game_is_rate_limited(table, people, monkeypatch):
+    """Each join, leave, take-back or play-again is a transaction, refused or not: at most
+    WRITES_PER_SECOND of them a second on a socket, whatever their type."""
+    assert protocol.WRITES_PER_SECOND == 10
+    monkeypatch.setattr(protocol, "WRITES_PER_SECOND", 3)  # the same guard, quicker to reach
+    for kind in ("TAKE_SEAT_BACK", "REMATCH", "SYNC", "TAKE_SEAT_BACK", "LEAVE_GAME"):
+        await table.watcher.send({"type": kind, "ref": kind})
+    answers = [await table.watcher.recv() for _ in range(5)]
+    assert all(a["type"] == "ERROR" and a["code"] != "rate_limited" for a in answers[:2])
+    assert [(a["type"], a.get("code")) for a in answers][2:] == [
+        ("STATE", None),
+        ("ERROR", "not_seated"),
+        ("ERROR", "rate_limited"),
+    ]
+    assert (
+        answers[-1]["message"]
+        == "höchstens 3 Anfragen nach einem Platz oder einem Spiel pro Sekunde"
+    )
+    lobby = await Socket.lobby(people[3])
+    for _ in range(4):
+        await lobby.send({"type": "WANT_TO_JOIN_GAME", "game_id": 987654, "ref": "j"})
+    codes = [(await lobby.recv()).get("code") for _ in range(4)]
+    assert codes == ["not_found"] * 3 + ["rate_limited"]
+    await lobby.close()
+
+
 async def test_a_crash_in_a_handler_is_logged_and_answered_with_server_error(
     table, monkeypatch, caplog
 ):
