@@ -38,7 +38,7 @@ from games import broadcast, errors, presence, wire
 from games.fanout import Frame
 from games.limits import SocketRates, SocketSlots, scope_address
 from games.scope import socket_language
-from games.services.chat import chat_post
+from games.services.chat import chat_post, too_many_lines
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,6 @@ READS_PER_SECOND = 10
 # each a transaction, refused or not.
 WRITES_PER_SECOND = 10
 CHAT_LINES, CHAT_WINDOW = 5, timedelta(seconds=10)  # per user, lobby and games together
-CHAT_REFUSED = "at most {lines} chat lines per {seconds} seconds"  # as games.services.chat's
 RATE_REFUSED = {  # by kind, and who is over (games.limits.SocketRates)
     ("move", "socket"): "at most {max} moves per second",
     ("move", "user"): "at most {max} moves per second from one player's sockets together",
@@ -327,7 +326,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
                     "unknown_type", "unknown message type {type}", type=repr(message["type"])
                 )
             if message["type"] in self.reads:
-                self.check_read_rate()
+                self.check_rate("read", READS_PER_SECOND)
             elif message["type"] in self.writes:
                 self.check_rate("write", WRITES_PER_SECOND)
             await getattr(self, handler)(message, ref)
@@ -366,9 +365,6 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     def check_move_rate(self) -> None:
         self.check_rate("move", MOVES_PER_SECOND)
 
-    def check_read_rate(self) -> None:
-        self.check_rate("read", READS_PER_SECOND)
-
     def check_rate(self, kind: str, most: int) -> None:
         over = self.rates.over(kind, most)
         if over is not None:
@@ -377,8 +373,7 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     async def post_chat(self, message: dict, game_id: int | None) -> None:
         # Counted here first: a line over the socket's limit costs no trip to the database.
         if self.rates.over("chat", CHAT_LINES, CHAT_WINDOW.total_seconds()) is not None:
-            seconds = CHAT_WINDOW.seconds
-            raise Refused("rate_limited", CHAT_REFUSED, lines=CHAT_LINES, seconds=seconds)
+            raise too_many_lines(CHAT_LINES, CHAT_WINDOW)
         await database_sync_to_async(_chat_post)(self.user, message.get("text"), game_id)
 
     # ------------------------------------------------------------------ server frames

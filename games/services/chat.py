@@ -57,11 +57,14 @@ def check_chat_rate(*, user: AbstractBaseUser, lines: int, window: timedelta) ->
     rows.lock(get_user_model(), user.pk)
     since = timezone.now() - window
     if ChatMessage.objects.filter(user=user, created__gte=since).count() >= lines:
-        raise RateLimited(
-            "at most {lines} chat lines per {seconds} seconds",
-            lines=lines,
-            seconds=window.seconds,
-        )
+        raise too_many_lines(lines, window)
+
+
+def too_many_lines(lines: int, window: timedelta) -> RateLimited:
+    """The refusal of a chat line past ``lines`` in ``window``."""
+    return RateLimited(
+        "at most {lines} chat lines per {seconds} seconds", lines=lines, seconds=window.seconds
+    )
 
 
 def chat_post(
