@@ -11,8 +11,13 @@ game took three connections).
 ``PooledThreadsASGIHandler`` gives each request a thread from a pool instead (one request
 at a time on each, as before); the thread keeps its connection for the next request, and
 Django's own clean-up at each request's start and end closes it when it is too old or
-broken (``close_old_connections``). A request that finds no idle thread gets a new one, as
-before; at most ``KEEP`` idle threads are kept.
+broken (``close_old_connections``).
+
+The pool has at most ``HTTP_THREADS`` threads (a setting). A request that finds them all
+busy waits its turn on the event loop, holding no thread and no connection. Before, every
+request at the same moment had a thread and a database connection of its own: 200 requests
+at once made one server open 100 connections to PostgreSQL, all it allowed, and 97 of the
+requests (and whatever else wanted a connection then, on every server) failed.
 
 It also runs the middleware and the view in one call on that thread, as Django does under
 WSGI (``BaseHandler.get_response``). Django's ASGI handler runs the middleware chain as async
@@ -25,33 +30,51 @@ synchronous only). Each hop wakes a thread: a request cost the server 2-3 ms of 
 
 from __future__ import annotations
 
+import asyncio
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 
-KEEP = 8  # idle request threads kept per process
-
 
 class ThreadPool:
-    """Single-thread executors, taken and given back on the event loop (no lock needed)."""
+    """At most ``size`` single-thread executors, taken and given back on the event loop (no
+    lock needed); who finds none free waits for the next given back, first come first
+    served."""
 
-    def __init__(self, keep: int = KEEP):
-        self.keep = keep
+    def __init__(self, size: int):
+        self.size = size
+        self.made = 0
         self.idle: list[ThreadPoolExecutor] = []
+        self.waiting: deque[asyncio.Future] = deque()
 
-    def take(self) -> ThreadPoolExecutor:
+    async def take(self) -> ThreadPoolExecutor:
         # The thread used last, whose connection is the most likely to be open still.
         if self.idle:
             return self.idle.pop()
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="http")
+        if self.made < self.size:
+            self.made += 1
+            return ThreadPoolExecutor(max_workers=1, thread_name_prefix="http")
+        turn = asyncio.get_running_loop().create_future()
+        self.waiting.append(turn)
+        try:
+            return await turn
+        except asyncio.CancelledError:
+            # Cancelled (its client went away) after a thread was handed to it: pass it on.
+            if turn.done() and not turn.cancelled():
+                self.give_back(turn.result())
+            raise
 
     def give_back(self, executor: ThreadPoolExecutor) -> None:
-        if len(self.idle) < self.keep:
-            self.idle.append(executor)
-        else:
-            executor.shutdown(wait=False)  # its thread ends once its work is done
+        while self.waiting:
+            turn = self.waiting.popleft()
+            if not turn.done():  # (one cancelled while it waited is skipped)
+                turn.set_result(executor)
+                return
+        self.idle.append(executor)
 
 
 class PooledThreadsASGIHandler(ASGIHandler):
@@ -60,7 +83,7 @@ class PooledThreadsASGIHandler(ASGIHandler):
     def __init__(self) -> None:
         BaseHandler.__init__(self)
         self.load_middleware(is_async=False)  # the chain of the WSGI handler
-        self.threads = ThreadPool()
+        self.threads = ThreadPool(settings.HTTP_THREADS)
 
     async def get_response_async(self, request):
         # As Django's (BaseHandler.get_response_async), with the synchronous chain.
@@ -70,7 +93,7 @@ class PooledThreadsASGIHandler(ASGIHandler):
         if scope["type"] != "http":
             # As Django's handler says it.
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
-        executor = self.threads.take()
+        executor = await self.threads.take()
         try:
             # A view cancelled with its request (the client went away) may still run on
             # the thread: the next request's work waits behind it there.

@@ -6,7 +6,9 @@ of the loop's own work per socket event, the most of a busy server's time after 
 Its TCP connections send what they are given at once (``ratumrad_site.eager_write``), and
 its sockets may close with RFC 6455's codes such as 1011 (``ratumrad_site.ws_close``), and
 autobahn formats its debug lines only when they are logged (``ratumrad_site.ws_debug``), and
-a socket's frames are read no faster than the site takes them (``ratumrad_site.ws_inflow``).
+a socket's frames are read no faster than the site takes them (``ratumrad_site.ws_inflow``),
+and an HTTP request's body is left to Django and refused early when too large
+(``ratumrad_site.http_inflow``).
 
 What the server has loaded before it serves is set aside from the garbage collector
 (:class:`SettledServer`).
@@ -28,7 +30,7 @@ if uvloop is not None:
 from daphne.cli import CommandLineInterface  # after the policy, see above
 from daphne.server import Server
 
-from ratumrad_site import eager_write, ws_close, ws_debug, ws_inflow
+from ratumrad_site import eager_write, http_inflow, ws_close, ws_debug, ws_inflow
 
 
 class SettledServer(Server):
@@ -72,6 +74,7 @@ class CommandLine(CommandLineInterface):
 
 def main() -> None:
     eager_write.install()
+    http_inflow.install()
     ws_close.install()
     ws_debug.install()
     ws_inflow.install()

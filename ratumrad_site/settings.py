@@ -249,6 +249,9 @@ PRESENCE_GRACE = timedelta(seconds=env_float("PRESENCE_GRACE_SECONDS", 5, min=0,
 SOCKETS_PER_USER = env_int("SOCKETS_PER_USER", 20, min=0)
 SOCKETS_PER_ADDRESS = env_int("SOCKETS_PER_ADDRESS", 100, min=0)
 GAMES_WAITING_PER_USER = env_int("GAMES_WAITING_PER_USER", 5, min=0)
+# HTTP requests a server process runs at once, each on a thread with its database connection
+# (ratumrad_site.http_threads); the others wait their turn.
+HTTP_THREADS = env_int("HTTP_THREADS", 8, min=1, max=64)
 # Frames a websocket's client may send a second, a second's worth at once, and the clients of
 # one address together on a server process (0: no limit); a socket over either is read more
 # slowly (ratumrad_site.ws_inflow), not refused.

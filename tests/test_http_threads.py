@@ -1,5 +1,6 @@
 """HTTP requests run on threads the process keeps, with their database connections
-(ratumrad_site/http_threads.py): Django's own handler opened a connection per request."""
+(ratumrad_site/http_threads.py): Django's own handler opened a connection per request. At
+most ``HTTP_THREADS`` of them: the other requests wait their turn."""
 
 import asyncio
 import hashlib
@@ -129,15 +130,51 @@ async def test_a_request_runs_its_middleware_and_view_in_one_call_on_its_thread(
     assert len(hops) == 3, hops
 
 
-def test_the_pool_keeps_at_most_its_number_of_idle_threads():
-    pool = ThreadPool(keep=1)
-    first, second = pool.take(), pool.take()
-    assert first is not second
-    first.submit(lambda: None).result()
-    second.submit(lambda: None).result()
+async def test_the_pool_makes_at_most_its_size_and_the_others_wait_their_turn_in_order():
+    pool = ThreadPool(2)
+    first, second = await pool.take(), await pool.take()
+    assert first is not second and pool.made == 2
+    later = [asyncio.ensure_future(pool.take()) for _ in range(3)]
+    await asyncio.sleep(0)
+    assert not any(turn.done() for turn in later)  # no third thread
+    pool.give_back(second)
+    assert await later[0] is second and not later[1].done()
+    pool.give_back(first)
+    assert await later[1] is first
+    pool.give_back(second)
+    assert await later[2] is second
     pool.give_back(first)
     pool.give_back(second)
-    assert pool.idle == [first]
-    assert second._shutdown  # its thread ends
-    assert pool.take() is first
-    first.shutdown()
+    assert pool.idle == [first, second] and pool.made == 2
+    for executor in pool.idle:
+        executor.shutdown()
+
+
+async def test_a_request_that_goes_away_while_it_waits_loses_no_thread():
+    pool = ThreadPool(1)
+    only = await pool.take()
+    gone, handed = asyncio.ensure_future(pool.take()), asyncio.ensure_future(pool.take())
+    await asyncio.sleep(0)
+    gone.cancel()  # while it waits: skipped
+    await asyncio.sleep(0)
+    pool.give_back(only)  # to ``handed``, which goes away before it runs
+    handed.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await handed
+    assert pool.idle == [only]  # passed on, not lost
+    assert await pool.take() is only
+    only.shutdown()
+
+
+async def test_requests_beyond_the_threads_wait_and_are_all_answered(settings, connects):
+    settings.HTTP_THREADS = 2
+    app = PooledThreadsASGIHandler()
+    try:
+        statuses = await asyncio.gather(*(get(app, "/api/games/") for _ in range(8)))
+        assert statuses == [200] * 8
+        assert app.threads.made == 2
+        assert len(set(connects)) == len(connects) <= 2  # at most two connections
+    finally:
+        for executor in app.threads.idle:
+            executor.submit(connections.close_all).result()
+            executor.shutdown()
