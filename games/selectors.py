@@ -84,6 +84,18 @@ def _with_presence(row: Sequence) -> Seat:
 SEAT_ORDER = "seat.turn_order, seat.joined, seat.id"
 
 
+def seats_in_joining_order(game_id: int) -> list[Seat]:
+    """A game's seats, in the order their players joined (the deal's order), as plain rows:
+    the join and the deal read them under their game's lock, without the query compiler."""
+    return rows.fetch(Seat, _joining_order_sql(), [game_id])
+
+
+@functools.cache
+def _joining_order_sql() -> str:
+    return f"""SELECT {rows.columns(Seat, "seat")} FROM {Seat._meta.db_table} seat
+        WHERE seat.game_id = %s ORDER BY seat.joined, seat.id"""
+
+
 def seats_with_presence(game_id: int) -> list[Seat]:
     """A game's seats, each with ``username`` and ``connected`` (a live socket on this game).
 

@@ -60,6 +60,27 @@ def test_joining_refuses_a_full_a_started_game_and_a_second_seat(people):
         game_join(game_id=game.pk, user=people[2])
 
 
+def test_the_deal_seats_the_players_in_the_order_they_joined(people):
+    """R2.5: the seats go to the deal in joining order, read raw under the game's lock
+    (``selectors.seats_in_joining_order``), whatever the seats' ids say."""
+    game = game_create(user=people[0], name="g", max_players=3)
+    game_join(game_id=game.pk, user=people[1])
+    game_join(game_id=game.pk, user=people[2])
+    first = Seat.objects.get(game=game, user=people[0]).joined
+    Seat.objects.filter(game=game, user=people[2]).update(joined=first - timedelta(seconds=1))
+    orm = list(Seat.objects.filter(game=game).order_by("joined", "id"))
+    raw = selectors.seats_in_joining_order(game.pk)
+    assert [(s.pk, s.user_id, s.joined, s.color) for s in raw] == [
+        (s.pk, s.user_id, s.joined, s.color) for s in orm
+    ]
+    assert [s.user_id for s in raw] == [people[2].pk, people[0].pk, people[1].pk]
+    game = game_start(game_id=game.pk, user=people[0])
+    # The seed shuffles the colours, and with them the turns, of the players in that order.
+    expected = engine.new_game(game.seed, [people[2].pk, people[0].pk, people[1].pk])
+    dealt = Seat.objects.filter(game=game).order_by("turn_order")
+    assert [(s.user_id, s.color) for s in dealt] == [(p.id, p.color) for p in expected.players]
+
+
 def test_only_the_creator_starts_and_only_with_two_players(people):
     game = game_create(user=people[0], name="g", max_players=3)
     with pytest.raises(errors.Conflict):

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from games import broadcast, registry, rows, turns
+from games import broadcast, registry, rows, selectors, turns
 from games.contract import EngineError
 from games.errors import (
     Conflict,
@@ -275,7 +275,7 @@ def check_game_join(*, game_id: int, user: AbstractBaseUser) -> tuple[Game, list
     game = locked(game_id)
     if game.status != Game.Status.WAITING:
         raise Conflict("the game has already started", "started")
-    seats = list(game.seats.all())
+    seats = selectors.seats_in_joining_order(game.pk)
     if any(seat.user_id == user.pk for seat in seats):
         raise Conflict("you already have a seat in this game", "already_seated")
     if len(seats) >= game.max_players:
@@ -313,7 +313,7 @@ def check_game_start(*, game_id: int, user: AbstractBaseUser) -> tuple[Game, lis
         raise Forbidden("only the player who created the game can start it")
     if game.status != Game.Status.WAITING:
         raise Conflict("the game has already started", "started")
-    seats = list(game.seats.order_by("joined", "id"))
+    seats = selectors.seats_in_joining_order(game.pk)
     game_kind = kind_of(game)
     count, rule = game_kind.min_players, game_kind.seats_rule
     if len(seats) >= count:
