@@ -12,20 +12,26 @@ from asgiref.sync import SyncToAsync
 from asgiref.testing import ApplicationCommunicator
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
+from django.core.signals import request_finished
 from django.db import connections
 from django.db.backends.signals import connection_created
+from django.http import StreamingHttpResponse
 
 from ratumrad_site.http_threads import PooledThreadsASGIHandler, ThreadPool
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# What PooledThreadsASGIHandler.__call__ and .get_response_async were derived from (Django
+# What PooledThreadsASGIHandler.__call__, .handle and .get_response_async were derived from (Django
 # 5.2). When one changes, read the new code and carry what changed over, then write the new
 # digest here.
 DERIVED_FROM = {
     "ASGIHandler.__call__": (
         ASGIHandler.__call__,
         "f756809e9c9308dcccb78a301fccf09196e80cdc4745690f80384d09b69dd102",
+    ),
+    "ASGIHandler.handle": (
+        ASGIHandler.handle,
+        "98faeb5bef800331e6a8002fbc96b30e4122a23438ae45a047190a531ea11323",
     ),
     "BaseHandler.get_response_async": (
         BaseHandler.get_response_async,
@@ -125,9 +131,41 @@ async def test_a_request_runs_its_middleware_and_view_in_one_call_on_its_thread(
     await get(handler, "/api/games/")  # the first request of the thread connects
     hops.clear()
     assert await get(handler, "/api/games/") == 200
-    # The request's start signal, the middleware with the view, the response's close (and
-    # its end signal). Django's own handler made nine: every middleware's hooks one by one.
-    assert len(hops) == 3, hops
+    # The request's start signal, the middleware with the view, the response's close and
+    # its end signal, in one call. Django's own handler made nine: the start signal, every
+    # middleware's hooks one by one, the close.
+    assert len(hops) == 1, hops
+
+
+@pytest.fixture
+def finished():
+    """The threads that sent the request's end signal (``request_finished``), in order, with
+    what the test noted before them."""
+    noted: list = []
+
+    def receiver(sender, **kwargs):
+        noted.append(("finished", threading.get_ident()))
+
+    request_finished.connect(receiver)
+    yield noted
+    request_finished.disconnect(receiver)
+
+
+async def test_a_response_is_closed_once_on_the_request_s_thread(handler, finished):
+    assert await get(handler, "/api/games/") == 200
+    assert len(finished) == 1
+    assert finished[0][1] != threading.get_ident()  # not on the event loop
+
+
+async def test_a_streaming_response_is_closed_once_after_it_is_sent(handler, finished):
+    async def parts():
+        for part in (b"a", b"b"):
+            finished.append(("sent", part))
+            yield part
+
+    handler.get_response = lambda request: StreamingHttpResponse(parts())
+    assert await get(handler, "/api/games/") == 200
+    assert [entry[0] for entry in finished] == ["sent", "sent", "finished"]
 
 
 async def test_the_pool_makes_at_most_its_size_and_the_others_wait_their_turn_in_order():
