@@ -82,18 +82,16 @@ def _with_presence(row: Sequence) -> Seat:
 
 
 SEAT_ORDER = "seat.turn_order, seat.joined, seat.id"
+JOINING_ORDER = "seat.joined, seat.id"
 
 
 def seats_in_joining_order(game_id: int) -> list[Seat]:
-    """A game's seats, in the order their players joined (the deal's order), as plain rows:
-    the join and the deal read them under their game's lock, without the query compiler."""
-    return rows.fetch(Seat, _joining_order_sql(), [game_id])
-
-
-@functools.cache
-def _joining_order_sql() -> str:
-    return f"""SELECT {rows.columns(Seat, "seat")} FROM {Seat._meta.db_table} seat
-        WHERE seat.game_id = %s ORDER BY seat.joined, seat.id"""
+    """``seats_with_presence`` in the order their players joined (the deal's order): the join
+    and the deal read them under their game's lock, and the deal's broadcast reads them no
+    more."""
+    params = [timezone.now() - settings.PRESENCE_TTL, game_id]
+    rows_found = rows.fetch_rows(_presence_sql(JOINING_ORDER), params)
+    return [_with_presence(row) for row in rows_found]
 
 
 def seats_with_presence(game_id: int) -> list[Seat]:
@@ -103,14 +101,14 @@ def seats_with_presence(game_id: int) -> list[Seat]:
     join and an EXISTS) than the database takes to answer it.
     """
     params = [timezone.now() - settings.PRESENCE_TTL, game_id]
-    return [_with_presence(row) for row in rows.fetch_rows(_presence_sql(), params)]
+    return [_with_presence(row) for row in rows.fetch_rows(_presence_sql(SEAT_ORDER), params)]
 
 
 @functools.cache  # the statement's text is the same for every game: built once
-def _presence_sql() -> str:
+def _presence_sql(order: str) -> str:
     select, account = _seat_columns()
     return f"""SELECT {select} FROM {Seat._meta.db_table} seat JOIN {account}
-        WHERE seat.game_id = %s ORDER BY {SEAT_ORDER}"""
+        WHERE seat.game_id = %s ORDER BY {order}"""
 
 
 def seats_with_offer(game_id: int) -> tuple[list[Seat], Rematch | None]:

@@ -1,11 +1,13 @@
 """The services: seats, dealing, one transaction per move, the log and the projections."""
 
 import random
+import re
 import time
 from datetime import timedelta
 
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from games import errors, selectors
 from games.models import BuiltRoad, ChatMessage, DestinationCard, Event, Game, Move, Seat
@@ -79,6 +81,22 @@ def test_the_deal_seats_the_players_in_the_order_they_joined(people):
     expected = engine.new_game(game.seed, [people[2].pk, people[0].pk, people[1].pk])
     dealt = Seat.objects.filter(game=game).order_by("turn_order")
     assert [(s.user_id, s.color) for s in dealt] == [(p.id, p.color) for p in expected.players]
+
+
+def test_the_deal_reads_its_seats_once_and_its_broadcast_shows_their_names(people):
+    game = game_create(user=people[0], name="g", max_players=2)
+    game_join(game_id=game.pk, user=people[1])
+    with CaptureQueriesContext(connection) as dealing:
+        game_start(game_id=game.pk, user=people[0])
+    seat_table = re.compile(rf"\b(FROM|JOIN) \"?{Seat._meta.db_table}\b", re.IGNORECASE)
+    reads = [
+        query["sql"]
+        for query in dealing.captured_queries
+        if query["sql"].lstrip().upper().startswith("SELECT") and seat_table.search(query["sql"])
+    ]
+    assert len(reads) == 1, reads  # under the lock, with names and presence
+    view = selectors.game_view(Game.objects.get(pk=game.pk), people[0].pk)
+    assert sorted(player["name"] for player in view["players"]) == ["alice", "bob"]
 
 
 def test_only_the_creator_starts_and_only_with_two_players(people):
