@@ -25,7 +25,9 @@ code: every middleware written for both ways (``MiddlewareMixin``) then hands it
 ``process_request`` and ``process_response`` to the thread and back, and the chain went
 back to the event loop for the middleware after ours (``AccountLanguageMiddleware`` is
 synchronous only). Each hop wakes a thread: a request cost the server 2-3 ms of CPU more
-(``/healthz`` 6.0-7.2 against 4.6-5.0 ms).
+(``/healthz`` 6.0-7.2 against 4.6-5.0 ms). The request's start signal, and the close of a
+response that does not stream (with the end signal), go in the same call too, before the
+response is sent (``handle``): one hop a request instead of three (``/healthz`` a tenth less).
 """
 
 from __future__ import annotations
