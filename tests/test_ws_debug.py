@@ -6,6 +6,8 @@ import pprint
 import string
 
 import pytest
+from autobahn import util
+from autobahn.twisted import websocket as twisted_websocket
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
 from autobahn.websocket import protocol
 from twisted.internet.testing import StringTransport
@@ -17,7 +19,24 @@ from ratumrad_site import ws_debug
 def installed(monkeypatch):
     monkeypatch.setattr(protocol, "pformat", protocol.pformat)  # both undone afterwards
     monkeypatch.setattr(protocol.Timings, "__str__", protocol.Timings.__str__)
+    for module in (protocol, twisted_websocket):
+        monkeypatch.setattr(module, "hltype", module.hltype)
+        monkeypatch.setattr(module, "hlval", module.hlval)
     ws_debug.install()
+
+
+@pytest.fixture
+def highlighted(monkeypatch) -> list[str]:
+    """Every text autobahn's debug lines colour from now on (``autobahn.util.hl``)."""
+    made: list[str] = []
+    hl = util.hl
+
+    def counted(text, *args, **kwargs):
+        made.append(text)
+        return hl(text, *args, **kwargs)
+
+    monkeypatch.setattr(util, "hl", counted)
+    return made
 
 
 @pytest.fixture
@@ -66,3 +85,34 @@ def test_a_deferred_line_reads_as_autobahn_formats_it_once_written(installed, fo
     timings = protocol.Timings()
     timings.track("onOpen")
     assert str(timings) == pprint.pformat(timings._timings) and "onOpen" in str(timings)
+
+
+HANDSHAKE = (
+    b"GET /ws/lobby/ HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
+    b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+    b"Sec-WebSocket-Version: 13\r\n\r\n"
+)
+
+
+def test_a_socket_s_data_in_and_out_colours_no_debug_value_that_is_not_logged(
+    installed, highlighted
+):
+    socket = connect()
+    socket.dataReceived(HANDSHAKE)  # received, and the handshake's answer sent
+    assert socket.state == protocol.WebSocketProtocol.STATE_OPEN
+    assert b"101 Switching Protocols" in socket.transport.value()
+    assert highlighted == []
+
+
+def test_without_it_every_chunk_received_colours_its_debug_values(highlighted):
+    socket = connect()
+    socket.dataReceived(HANDSHAKE)
+    assert any("dataReceived" in text for text in highlighted)
+
+
+def test_a_deferred_value_reads_as_autobahn_colours_it(installed, highlighted):
+    value = twisted_websocket.hltype(WebSocketServerProtocol.dataReceived)
+    peer = protocol.hlval("tcp:127.0.0.1:5000")
+    assert highlighted == []
+    assert str(value) == util.hltype(WebSocketServerProtocol.dataReceived)
+    assert f"{peer}" == util.hlval("tcp:127.0.0.1:5000")
