@@ -25,31 +25,31 @@ def installed(monkeypatch):
     ws_debug.install()
 
 
+def counting(monkeypatch, owner: object, name: str) -> tuple[list, object]:
+    """``owner.name`` replaced by itself noting its first argument at every call: the notes,
+    and the counting function."""
+    made: list = []
+    original = getattr(owner, name)
+
+    def counted(value, *args, **kwargs):
+        made.append(value)
+        return original(value, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return made, counted
+
+
 @pytest.fixture
 def highlighted(monkeypatch) -> list[str]:
     """Every text autobahn's debug lines colour from now on (``autobahn.util.hl``)."""
-    made: list[str] = []
-    hl = util.hl
-
-    def counted(text, *args, **kwargs):
-        made.append(text)
-        return hl(text, *args, **kwargs)
-
-    monkeypatch.setattr(util, "hl", counted)
-    return made
+    return counting(monkeypatch, util, "hl")[0]
 
 
 @pytest.fixture
 def formatted(monkeypatch) -> list[object]:
     """Every value pretty-printed from now on."""
-    made: list[object] = []
     pformat = pprint.pformat
-
-    def counted(value, *args, **kwargs):
-        made.append(value)
-        return pformat(value, *args, **kwargs)
-
-    monkeypatch.setattr(pprint, "pformat", counted)
+    made, counted = counting(monkeypatch, pprint, "pformat")
     if protocol.pformat is pformat:  # autobahn's own name for it, unless deferred
         monkeypatch.setattr(protocol, "pformat", counted)
     return made
