@@ -105,7 +105,6 @@ class PooledThreadsASGIHandler(ASGIHandler):
         if not response.streaming:
             response._handler_class = self.__class__  # the end signal's sender
             response.close()
-            response.closed_on_thread = True
         return response
 
     async def handle(self, scope, receive, send):
@@ -164,7 +163,7 @@ class PooledThreadsASGIHandler(ASGIHandler):
         except asyncio.CancelledError:
             await signals.request_finished.asend(sender=self.__class__)
         else:
-            if not getattr(response, "closed_on_thread", False):
+            if not response.closed:  # a streaming response, closed once it is sent
                 await sync_to_async(response.close)()
 
         body_file.close()
