@@ -352,6 +352,14 @@ class Server:
     def post(self, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
         return http_json("POST", self.base_url + path, body if body is not None else {}, token)
 
+    def status(self, field: str) -> int:
+        """A number of the process's ``/proc/<pid>/status`` (Linux): ``VmRSS`` in KiB,
+        ``Threads``..."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+        raise AssertionError(f"no {field} in the server's status")
+
 
 # ---------------------------------------------------------------------------- Redis
 

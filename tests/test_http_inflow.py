@@ -121,23 +121,16 @@ def test_a_body_within_the_limit_and_the_next_request_on_the_connection_are_answ
     assert status == 200, answer
 
 
-def threads_of(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("Threads:"):
-            return int(line.split()[1])
-    raise AssertionError("no thread count")
-
-
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts threads in /proc")
 def test_a_hundred_requests_at_once_wait_for_the_server_s_threads_and_are_all_answered(server):
     """Each request at the same moment had a thread and a database connection of its own:
     on PostgreSQL 200 of them took all its connections (``ratumrad_site.http_threads``)."""
-    before = threads_of(server.process.pid)
+    before = server.status("Threads")
     peak, done = [before], threading.Event()
 
     def watch() -> None:
         while not done.is_set():
-            peak.append(threads_of(server.process.pid))
+            peak.append(server.status("Threads"))
             time.sleep(0.005)
 
     def get(_: int) -> int:

@@ -9,7 +9,6 @@ import contextlib
 import json
 import sqlite3
 import time
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import psycopg
@@ -90,10 +89,7 @@ async def pongs(connection: ClientConnection, count: int, times: list[float]) ->
 
 def server_rss(server: Server) -> int:
     """The server's resident memory in bytes (Linux)."""
-    for line in Path(f"/proc/{server.process.pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
+    return server.status("VmRSS") * 1024
 
 
 @pytest.fixture(scope="module")
