@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.helpers import call, player_row, wait_until_connected
 
-pytestmark = pytest.mark.page(1)
+pytestmark = pytest.mark.page(2)
 
 # The shortest turn the API allows; the server looks for run-out turns every 2 seconds.
 TURN_SECONDS = 10

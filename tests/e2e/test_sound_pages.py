@@ -307,6 +307,7 @@ def check_at_both_sizes(page: Page, where: str, watch) -> None:
         assert_page_sound(page, where, watch)
 
 
+@pytest.mark.page(2)  # (in CI's other pass, whose browser tests take less time)
 def test_the_site_s_other_pages_are_sound_in_german_and_english(new_page):
     for lang in ("de", "en"):
         visitor = new_page(lang=lang)
