@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from channels.db import database_sync_to_async
-from django.utils import timezone, translation
+from django.utils import timezone
 
-from games import bots, broadcast, errors, presence, registry, selectors, wire
+from games import bots, broadcast, errors, feed_frames, presence, registry, selectors, wire
 from games.models import Game, Seat
 from games.moves import on_loop, paths
 from games.protocol import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, ProtocolConsumer, Refused
@@ -290,8 +290,12 @@ class GameConsumer(ProtocolConsumer):
         self.seated = self.user.pk in players
         self.names.update(players)
         if message["seq"] > self.caught_up_seq:  # else a catch-up has sent these already
-            for entry in self.feed_entries(message["events"]):
-                await self.send_json({"type": "EVENT", "seq": message["seq"], "event": entry})
+            # Made once in this process for every socket with this language and these names.
+            frames = feed_frames.event_frames(
+                self.kind, self.language, self.names, message["seq"], message["events"]
+            )
+            for frame in frames:
+                await self.send_frame(frame)
             self.fed_seq = max(self.fed_seq, message["seq"])
         # A STATE fetched for a presence change may already be newer than this update.
         if message["seq"] < self.sent_seq:
@@ -390,8 +394,4 @@ class GameConsumer(ProtocolConsumer):
 
     def feed_entries(self, events: list[dict]) -> list[dict]:
         """The feed's entries of ``events``, in the socket's language (switched to once)."""
-        describe = self.kind.glue.describe
-        with translation.override(self.language):
-            return [
-                {"player": None, **event, "text": describe(event, self.names)} for event in events
-            ]
+        return feed_frames.entries(self.kind, self.language, self.names, events)

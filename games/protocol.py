@@ -381,10 +381,16 @@ class ProtocolConsumer(AsyncWebsocketConsumer):
     async def send(self, text_data=None, bytes_data=None, close=False) -> None:
         """A text goes straight to the socket's connection when it takes it plain
         (``games.fanout``): daphne's way hands it through four layers, and frames it there."""
-        plain = text_data is not None and bytes_data is None and not close
-        if plain and Frame(text_data).write(self):
+        if text_data is not None and bytes_data is None and not close:
+            await self.send_frame(Frame(text_data))
             return
         await super().send(text_data, bytes_data, close)
+
+    async def send_frame(self, frame: Frame) -> None:
+        """``frame``, made for several sockets perhaps: its bytes straight to the connection
+        when it takes them plain, else its text through daphne."""
+        if not frame.write(self):
+            await super().send(text_data=frame.text)
 
     async def send_json(self, content: dict) -> None:
         await self.send(text_data=wire.dumps(content))
