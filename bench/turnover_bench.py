@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/turnover_bench.py [--games 30] [--kind ratumrad] [--players 2]
                                              [--tables 1] [--successor rest|rematch]
-                                             [--seed 1] [--py-spy FILE]
+                                             [--onlookers 0] [--seed 1] [--py-spy FILE]
 
 It starts one server process (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL
 when ``DATABASE_URL`` names one, else SQLite; the Redis channel layer when ``REDIS_URL`` is
@@ -46,6 +46,11 @@ test's amortisation N tables give (compare its CPU per move at the same moment),
 turnover's steps are metered under the same. ``bench/loadtest.py --turnover`` fits the
 turnover's CPU under a real load, more roughly.
 
+``--onlookers N`` (with the REST set-up) keeps N more sockets open on each game while it is
+played, each a guest of its own that watches and reads every frame, as the people watching a
+table: they open after the players' sockets and close after them, neither of which is
+metered, and the moves' figures then include what the server does for them.
+
 ``--py-spy FILE`` records the server with py-spy (``pip install py-spy``) during the games,
 as collapsed stacks of the threads that hold the interpreter lock (``--gil``), one line per
 stack with its count of samples (``--format raw``); the sampling costs the server CPU of its
@@ -65,6 +70,7 @@ import subprocess
 import sys
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -270,6 +276,26 @@ async def close_sockets(
     return after
 
 
+async def watch(site: Site, game_id: int, guest) -> Callable[[], Awaitable[None]]:
+    """An onlooker's socket on the game, read to its end, once its first frame is in; the
+    function that closes it."""
+    socket = await site.socket(f"/ws/games/{game_id}/", guest.token)
+    await socket.recv()
+
+    async def drain() -> None:
+        with contextlib.suppress(Exception):
+            async for _ in socket:
+                pass
+
+    reader = asyncio.create_task(drain())
+
+    async def stop() -> None:
+        await socket.close()
+        await reader
+
+    return stop
+
+
 async def idle_cpu(meter: Meter, seconds: float = 2.0) -> Idle:
     """The server's CPU seconds per second with nothing to do, all and its event loop's."""
     before = meter.read()
@@ -294,6 +320,10 @@ async def run(site: Site, meter: Meter, args) -> Tally:
     idle_rate = await idle_cpu(meter)
     print(f"idle server: {idle_rate.server * 1000:.2f} ms of CPU a second", flush=True)
     tally = Tally()
+    onlookers = {
+        id(table): await asyncio.gather(*(site.guest() for _ in range(args.onlookers)))
+        for table in tables
+    }
     cycles = max(1, args.games // args.tables)
     for cycle in range(1, cycles + 1):
         before = meter.read()
@@ -315,9 +345,21 @@ async def run(site: Site, meter: Meter, args) -> Tally:
         )
         opened = meter.read()
         tally.add("sockets open", after, opened, NOTHING, len(tables))
+        watching = await asyncio.gather(
+            *(
+                watch(site, game_id, guest)
+                for table, game_id in zip(tables, games, strict=True)
+                for guest in onlookers[id(table)]
+            )
+        )
+        if watching:
+            await asyncio.sleep(SETTLE)  # (not metered: play reads the meter anew)
         await play(tables, meter, tally, idle_rate)
         if not rematch:
             await close_sockets(tables, meter, tally, idle_rate)
+        if watching:
+            await asyncio.gather(*(stop() for stop in watching))
+            await asyncio.sleep(SETTLE)
         if cycle * len(tables) % 10 < len(tables):
             print(f"  {cycle * len(tables)} games", flush=True)
     if rematch:
@@ -400,12 +442,19 @@ def main() -> None:
         default="rest",
         help="the next game: created, joined and started over REST, or by every REMATCH",
     )
+    parser.add_argument(
+        "--onlookers", type=int, default=0, help="sockets watching each game (REST set-up only)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--py-spy", help="record the server with py-spy to this file")
     args = parser.parse_args()
     kind = registry.get(args.kind)
     if args.successor == "rematch" and kind.solo:
         parser.error("--successor rematch: a solo game starts again at once; use rest")
+    if args.onlookers and args.successor == "rematch":
+        parser.error("--onlookers: with --successor rest")
+    if not 0 <= args.onlookers <= 1000:
+        parser.error("--onlookers: from 0 to 1000")
     if not 1 <= args.tables <= args.games:
         parser.error("--tables: from 1 to --games")
     if not kind.min_players <= args.players <= kind.max_players:
