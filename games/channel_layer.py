@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections import OrderedDict
 
 from channels_redis.pubsub import (
     RedisPubSubChannelLayer,
@@ -71,6 +72,7 @@ PUBLISH_OPTIONS = {
 SUBSCRIBE_OPTIONS = {"retry": None, "socket_connect_timeout": 2.0}
 RECONNECT_PAUSE = 0.5  # seconds between attempts to reach Redis again
 CONFIRM_TIMEOUT = 5.0  # seconds for Redis to confirm renewed subscriptions
+DECODED_KEPT = 16  # payloads whose decoded message is kept for the members that follow
 
 
 class LocalFirstShard(RedisSingleShardConnection):
@@ -319,7 +321,28 @@ class LocalFirstLoopLayer(RedisPubSubLoopLayer):
 
 
 class LocalFirstPubSubChannelLayer(RedisPubSubChannelLayer):
-    """``RedisPubSubChannelLayer`` whose group messages reach this process's members first."""
+    """``RedisPubSubChannelLayer`` whose group messages reach this process's members first,
+    each decoded once for all of them."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # The last payloads decoded, by their id, with the payload itself (kept alive, so that
+        # its id is not another's).
+        self._decoded: OrderedDict[int, tuple[bytes, dict]] = OrderedDict()
+
+    def deserialize(self, message: bytes) -> dict:
+        """A group message reaches each member's channel in this process as the same bytes
+        (from this process or from Redis): decoded once, every member gets the same dict.
+        Consumers only read what the layer brings them, as the lobby hub's sockets share the
+        messages it hands on."""
+        found = self._decoded.get(id(message))
+        if found is not None and found[0] is message:
+            return found[1]
+        decoded = super().deserialize(message)
+        self._decoded[id(message)] = (message, decoded)
+        if len(self._decoded) > DECODED_KEPT:
+            self._decoded.popitem(last=False)
+        return decoded
 
     def _get_layer(self) -> LocalFirstLoopLayer:
         # The parent's, with this module's loop layer (it names its class inline).

@@ -92,6 +92,36 @@ async def test_the_sender_s_own_members_get_a_group_message_without_redis(layers
         sending.cancel()
 
 
+async def test_a_group_message_is_decoded_once_for_all_the_members_of_a_process(
+    layers, monkeypatch
+):
+    here, there = layers
+    locals_ = [await member(here, "game-9") for _ in range(3)]
+    remotes = [await member(there, "game-9") for _ in range(3)]
+    decoded = []
+    for layer in layers:
+        serializer = layer._serializer
+        original = serializer.deserialize
+
+        def counted(message, original=original, layer=layer):
+            decoded.append(layer)
+            return original(message)
+
+        monkeypatch.setattr(serializer, "deserialize", counted)
+
+    update = {"type": "game.update", "seq": 4, "frames": {"1": "x" * 2000}}
+    await here.group_send("game-9", update)
+    got_here = [await receive(here, channel) for channel in locals_]
+    got_there = [await receive(there, channel) for channel in remotes]
+    assert got_here == got_there == [update] * 3
+    # Once in each process: here as sent, there as Redis brought it.
+    assert decoded.count(here) == 1 and decoded.count(there) == 1
+    # The next message, equal but sent anew, is decoded anew.
+    await here.group_send("game-9", dict(update))
+    assert [await receive(here, channel) for channel in locals_] == [update] * 3
+    assert decoded.count(here) == 2
+
+
 async def test_group_send_soon_hands_the_message_to_local_members_before_it_returns(layers):
     here, there = layers
     local, remote = await member(here, "game-9"), await member(there, "game-9")
