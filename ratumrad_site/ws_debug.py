@@ -21,21 +21,6 @@ from autobahn.twisted import websocket as twisted_websocket
 from autobahn.websocket import protocol
 
 
-class Deferred:
-    """``pprint.pformat(value)``, made when it is first written out."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: object) -> None:
-        self.value = value
-
-    def __str__(self) -> str:
-        return pprint.pformat(self.value)
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
-
-
 class Later:
     """``function(*args)``, called when the value is first written out."""
 
@@ -59,6 +44,14 @@ def later(function):
         return Later(function, *args)
 
     return deferred
+
+
+def _pformat(value: object) -> str:
+    return pprint.pformat(value)  # looked up when called: a test may count its calls
+
+
+# ``pprint.pformat(value)``, made when it is first written out (autobahn's ``pformat``).
+Deferred = later(_pformat)
 
 
 def _timings_text(self: protocol.Timings) -> str:
