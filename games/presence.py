@@ -45,17 +45,24 @@ def record(channel_name: str, user, game_id: int | None) -> tuple[bool, bool]:
     """Record a socket of ``user`` (on game ``game_id``, or elsewhere: None): whether the
     user had no other live socket on that game (True for None), and none on the site."""
     drop_stale()
-    here, anywhere = live_sockets(user.pk, game_id)
-    # Written without the ORM's compiler, as a move's rows are (nothing refers to the row,
-    # no signal watches it).
-    sql.insert([Connection(channel_name=channel_name, user=user, game_id=game_id)])
+    found: list[tuple] = []
+    # One statement on PostgreSQL; the read leaves this socket's row out, so it answers the
+    # same whether it sees the new row or not. Written without the ORM's compiler, as a
+    # move's rows are (nothing refers to the row, no signal watches it).
+    with sql.batch():
+        sql.insert([Connection(channel_name=channel_name, user=user, game_id=game_id)])
+        sql.read_last(*_live_sockets_query(user.pk, game_id, channel_name), found.extend)
+    here, anywhere = _answer(found)
     return not here, not anywhere
 
 
 def forget(channel_name: str, user_id: int, game_id: int | None) -> tuple[bool, bool]:
     """Forget a socket of user ``user_id``: as ``live_sockets`` says after that."""
-    sql.delete_where(Connection, {"channel_name": channel_name})
-    return live_sockets(user_id, game_id)
+    found: list[tuple] = []
+    with sql.batch():  # one statement on PostgreSQL, as ``record``
+        sql.delete_where(Connection, {"channel_name": channel_name})
+        sql.read_last(*_live_sockets_query(user_id, game_id, channel_name), found.extend)
+    return _answer(found)
 
 
 def linger(channel_name: str, seconds: float) -> None:
@@ -101,20 +108,40 @@ def drop_stale() -> None:
 def live_sockets(user_id: int, game_id: int | None) -> tuple[bool, bool]:
     """Whether user ``user_id`` has a live socket on game ``game_id`` (False for None), and
     whether they have one anywhere on the site: one statement."""
+    return _answer(rows.fetch_rows(*_live_sockets_query(user_id, game_id)))
+
+
+def _live_sockets_query(
+    user_id: int, game_id: int | None, other_than: str | None = None
+) -> tuple[str, list]:
+    """``live_sockets``' statement and parameters; ``other_than``: leaving that socket out."""
     since = timezone.now() - settings.PRESENCE_TTL
-    params = [user_id, since, game_id, user_id, since]
-    [(here, anywhere)] = rows.fetch_rows(_live_sockets_sql(), params)
+    if other_than is None:
+        return _live_sockets_sql(False), [user_id, since, game_id, user_id, since]
+    return _live_sockets_sql(True), [
+        *(user_id, since, other_than, game_id),
+        *(user_id, since, other_than),
+    ]
+
+
+def _answer(found: list[tuple]) -> tuple[bool, bool]:
+    [(here, anywhere)] = found
     return bool(here), bool(anywhere)  # SQLite answers 0 or 1
 
 
 @functools.cache
-def _live_sockets_sql() -> str:
+def _live_sockets_sql(other: bool) -> str:
     meta, quote = Connection._meta, connection.ops.quote_name
-    column = {name: quote(meta.get_field(name).column) for name in ("user", "game", "seen")}
+    column = {
+        name: quote(meta.get_field(name).column)
+        for name in ("channel_name", "user", "game", "seen")
+    }
     live = (
         f"SELECT 1 FROM {quote(meta.db_table)} live WHERE live.{column['user']} = %s"
         f" AND live.{column['seen']} >= %s"
     )
+    if other:
+        live += f" AND live.{column['channel_name']} <> %s"
     return f"SELECT EXISTS ({live} AND live.{column['game']} = %s), EXISTS ({live})"
 
 

@@ -9,9 +9,10 @@ from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
+from django.db import connection
 
 from games import presence
-from games.models import Connection
+from games.models import Connection, Game
 from games.presence import Beats, beats
 from tests.test_lobby_fanout import every_statement
 from tests.ws_helpers import (
@@ -125,3 +126,46 @@ async def test_a_players_arrival_costs_the_same_statements_with_1_and_with_20_so
     crowd = await statements_of_bob_arriving(monkeypatch, people, second, many)
     await close_all(*one, *many)
     assert len(crowd) == len(alone), "\n".join([*crowd, "---", *alone])
+
+
+def test_recording_a_socket_says_whether_its_person_arrived_at_the_game_and_on_the_site(people):
+    alice, bob = people[:2]
+    game = Game.objects.create(name="Rhein", max_players=2, creator=alice, seed=1)
+    other = Game.objects.create(name="Birs", max_players=2, creator=alice, seed=2)
+    # (came to this game, came to the site) as each socket opens
+    assert presence.record("a-1", alice, game.pk) == (True, True)
+    assert presence.record("a-2", alice, game.pk) == (False, False)
+    assert presence.record("a-3", alice, other.pk) == (True, False)
+    assert presence.record("a-4", alice, None) == (True, False)
+    assert presence.record("b-1", bob, game.pk) == (True, True)
+    assert Connection.objects.filter(user=alice).count() == 4
+
+
+def test_forgetting_a_socket_says_what_its_person_still_has_open(people):
+    alice, bob = people[:2]
+    game = Game.objects.create(name="Rhein", max_players=2, creator=alice, seed=1)
+    presence.record("a-1", alice, game.pk)
+    presence.record("a-2", alice, game.pk)
+    presence.record("a-3", alice, None)
+    presence.record("b-1", bob, game.pk)
+    # (still on this game, still on the site) once each socket is forgotten
+    assert presence.forget("a-1", alice.pk, game.pk) == (True, True)
+    assert presence.forget("a-2", alice.pk, game.pk) == (False, True)
+    assert presence.forget("a-3", alice.pk, None) == (False, False)
+    assert presence.forget("a-3", alice.pk, None) == (False, False)  # twice: nothing more
+    assert list(Connection.objects.values_list("channel_name", flat=True)) == ["b-1"]
+
+
+def test_a_socket_is_recorded_and_forgotten_in_one_statement_each_on_postgresql(
+    people, monkeypatch
+):
+    alice = people[0]
+    game = Game.objects.create(name="Rhein", max_players=2, creator=alice, seed=1)
+    monkeypatch.setattr(presence, "_stale_dropped", time.monotonic())  # not due
+    # Elsewhere the write and the read go one after the other.
+    each = 1 if connection.vendor == "postgresql" else 2
+    with every_statement(monkeypatch) as opening:
+        assert presence.record("a-1", alice, game.pk) == (True, True)
+    with every_statement(monkeypatch) as closing:
+        assert presence.forget("a-1", alice.pk, game.pk) == (False, False)
+    assert (len(opening), len(closing)) == (each, each), [*opening, *closing]

@@ -410,6 +410,13 @@ def update_where(model: type[Model], values: dict[str, Any], where: dict[str, An
     _write(_conditional(sql, [*params, *condition_params]))
 
 
+def read_last(sql: str, params: list, then: Callable[[list[tuple]], Any]) -> None:
+    """A read as a batch's last part: ``then`` is given its rows once the batch is sent. On
+    PostgreSQL it is the batch's one statement, whose snapshot it reads: it does not see the
+    writes before it. Elsewhere it comes after them. Outside a batch it is sent at once."""
+    _write(_Write(sql, params, sql, then=then))
+
+
 def delete_where(model: type[Model], where: dict[str, Any]) -> None:
     """``model.objects.filter(**where).delete()`` (as ``update_where``) for rows that nothing
     refers to and no signal watches."""
