@@ -69,17 +69,23 @@ def run_seconds(pid: int) -> float:
     scheduler's ``/proc/<pid>/task/<tid>/schedstat``); 0 for a process gone. Exact for a
     process of one thread (a PostgreSQL backend), where ``cpu_seconds`` counts in clock ticks
     (10 ms); in a process whose threads come and go, those that ended are missed."""
+    return sum(task_seconds(pid).values())
+
+
+def task_seconds(pid: int) -> dict[int, float]:
+    """CPU time of each thread of process ``pid`` that still runs, by its id, to the
+    nanosecond (``schedstat``); empty for a process gone."""
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
-        return 0.0
-    total = 0
+        return {}
+    found = {}
     for task in tasks:
         try:
-            total += int((task / "schedstat").read_text().split()[0])
+            found[int(task.name)] = int((task / "schedstat").read_text().split()[0]) / 1e9
         except (OSError, IndexError, ValueError):
             continue  # gone meanwhile
-    return total / 1e9
+    return found
 
 
 def thread_seconds(pid: int, tid: int | None = None) -> float:

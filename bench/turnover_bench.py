@@ -25,9 +25,10 @@ The turnover is end + set-up + sockets open + sockets close: what a game's end a
 successor cost the server beyond the game's ordinary moves (its end is counted whole; the
 line after it says what is left without an ordinary move's share).
 
-The server's CPU is read before and after each step (``procfs.cpu_seconds``: every thread,
-those that ended too, in clock ticks of 10 ms: over many steps the ticks' rounding evens
-out, and consecutive moves add up exactly); after an end and after the sockets close the
+The server's CPU is read before and after each step, thread by thread and to the nanosecond
+(``procfs.task_seconds``; a thread that ends between two readings is missed, and the last
+line says how much that was over the whole run, against the process's clock ticks, which
+count every thread but only in steps of 10 ms); after an end and after the sockets close the
 bench waits ``SETTLE`` seconds for the server to finish, and the server's idle CPU over that
 wait is taken off. In parentheses: the part of it in the server's main thread, its event
 loop (the sockets, the channel layer, the moves made on the loop), to the nanosecond
@@ -79,7 +80,7 @@ sys.path.insert(0, str(ROOT))
 
 import uvloop  # noqa: E402
 from loadtest import SERVER_ENV, Site, Stats, Table, one_server, raise_file_limit  # noqa: E402
-from procfs import cpu_seconds, run_seconds, thread_seconds  # noqa: E402
+from procfs import cpu_seconds, run_seconds, task_seconds, thread_seconds  # noqa: E402
 
 from games import registry  # noqa: E402
 
@@ -112,26 +113,30 @@ class Meter:
 
     def read(self) -> Reading:
         backends = {pid: run_seconds(pid) for pid in self.backends()}
-        return Reading(cpu_seconds(self.pid), thread_seconds(self.pid), backends)
+        return Reading(task_seconds(self.pid), thread_seconds(self.pid), backends)
 
 
 @dataclass
 class Reading:
-    server: float
+    server: dict[int, float]  # its threads, by id
     loop: float  # the server's main thread: its event loop
     backends: dict[int, float]  # by pid
 
     def since(self, before: Reading) -> tuple[float, float, float, int]:
         """CPU seconds of the server, of its event loop and of its backends since ``before``
-        (a backend that ended meanwhile is missed; one that began counts whole), and the
-        backends that began."""
-        backends = self.backends.items()
+        (a thread or backend that ended meanwhile is missed; one that began counts whole),
+        and the backends that began."""
         return (
-            self.server - before.server,
+            _grown(self.server, before.server),
             self.loop - before.loop,
-            sum(spent - before.backends.get(pid, 0.0) for pid, spent in backends),
+            _grown(self.backends, before.backends),
             len(self.backends.keys() - before.backends.keys()),
         )
+
+
+def _grown(now: dict[int, float], before: dict[int, float]) -> float:
+    """CPU seconds spent since ``before`` by what runs ``now`` (threads or processes)."""
+    return sum(spent - before.get(key, 0.0) for key, spent in now.items())
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,9 @@ class Tally:
         self.connections: dict[str, int] = {}  # database connections opened
         # Per round: CPU (server, event loop, database), connections opened, moves, ends.
         self.rounds: list[tuple[float, float, float, int, int, int]] = []
+        # The server's CPU seconds from the first measured game to the last: thread by
+        # thread (as the steps), and by the process's clock ticks (threads that ended too).
+        self.span = (0.0, 0.0)
 
     def add(
         self,
@@ -320,6 +328,7 @@ async def run(site: Site, meter: Meter, args) -> Tally:
     idle_rate = await idle_cpu(meter)
     print(f"idle server: {idle_rate.server * 1000:.2f} ms of CPU a second", flush=True)
     tally = Tally()
+    start = meter.read(), cpu_seconds(meter.pid)
     onlookers = {
         id(table): await asyncio.gather(*(site.guest() for _ in range(args.onlookers)))
         for table in tables
@@ -362,6 +371,7 @@ async def run(site: Site, meter: Meter, args) -> Tally:
             await asyncio.sleep(SETTLE)
         if cycle * len(tables) % 10 < len(tables):
             print(f"  {cycle * len(tables)} games", flush=True)
+    tally.span = (_grown(meter.read().server, start[0].server), cpu_seconds(meter.pid) - start[1])
     if rematch:
         await asyncio.gather(*(table.leave() for table in tables))  # (not metered)
     return tally
@@ -399,6 +409,11 @@ def report(tally: Tally, args, database: bool) -> None:
     print(f"  {'end + set-up':<16} {figures(*ended)}")
     moves = ended[0] / move[0] if move[0] > 0 else float("nan")
     print(f"    (a game's end and its successor's set-up: {moves:.1f} ordinary moves' worth)")
+    threads, ticks = tally.span
+    print(
+        f"the server's CPU from the first measured game to the last: {threads:.2f} s thread by"
+        f" thread, {ticks:.2f} s by the process's clock ticks (threads that ended included)"
+    )
 
 
 async def main_async(args) -> None:
