@@ -328,7 +328,7 @@ async def run(site: Site, meter: Meter, args) -> Tally:
     idle_rate = await idle_cpu(meter)
     print(f"idle server: {idle_rate.server * 1000:.2f} ms of CPU a second", flush=True)
     tally = Tally()
-    start = meter.read(), cpu_seconds(meter.pid)
+    start = task_seconds(meter.pid), cpu_seconds(meter.pid)
     onlookers = {
         id(table): await asyncio.gather(*(site.guest() for _ in range(args.onlookers)))
         for table in tables
@@ -371,7 +371,8 @@ async def run(site: Site, meter: Meter, args) -> Tally:
             await asyncio.sleep(SETTLE)
         if cycle * len(tables) % 10 < len(tables):
             print(f"  {cycle * len(tables)} games", flush=True)
-    tally.span = (_grown(meter.read().server, start[0].server), cpu_seconds(meter.pid) - start[1])
+    threads, ticks = task_seconds(meter.pid), cpu_seconds(meter.pid)
+    tally.span = (_grown(threads, start[0]), ticks - start[1])
     if rematch:
         await asyncio.gather(*(table.leave() for table in tables))  # (not metered)
     return tally

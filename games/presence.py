@@ -45,22 +45,31 @@ def record(channel_name: str, user, game_id: int | None) -> tuple[bool, bool]:
     """Record a socket of ``user`` (on game ``game_id``, or elsewhere: None): whether the
     user had no other live socket on that game (True for None), and none on the site."""
     drop_stale()
-    found: list[tuple] = []
-    # One statement on PostgreSQL; the read leaves this socket's row out, so it answers the
-    # same whether it sees the new row or not. Written without the ORM's compiler, as a
-    # move's rows are (nothing refers to the row, no signal watches it).
-    with sql.batch():
-        sql.insert([Connection(channel_name=channel_name, user=user, game_id=game_id)])
-        sql.read_last(*_live_sockets_query(user.pk, game_id, channel_name), found.extend)
-    here, anywhere = _answer(found)
+    # Written without the ORM's compiler, as a move's rows are (nothing refers to the row,
+    # no signal watches it).
+    row = Connection(channel_name=channel_name, user=user, game_id=game_id)
+    here, anywhere = _write_and_ask(lambda: sql.insert([row]), channel_name, user.pk, game_id)
     return not here, not anywhere
 
 
 def forget(channel_name: str, user_id: int, game_id: int | None) -> tuple[bool, bool]:
     """Forget a socket of user ``user_id``: as ``live_sockets`` says after that."""
-    found: list[tuple] = []
-    with sql.batch():  # one statement on PostgreSQL, as ``record``
+
+    def delete() -> None:
         sql.delete_where(Connection, {"channel_name": channel_name})
+
+    return _write_and_ask(delete, channel_name, user_id, game_id)
+
+
+def _write_and_ask(
+    write: Callable[[], None], channel_name: str, user_id: int, game_id: int | None
+) -> tuple[bool, bool]:
+    """``write()`` (of socket ``channel_name``'s row), then ``live_sockets`` for the user's
+    other sockets: one statement on PostgreSQL. The read leaves this socket's row out, so it
+    answers the same whether it sees the write or not."""
+    found: list[tuple] = []
+    with sql.batch():
+        write()
         sql.read_last(*_live_sockets_query(user_id, game_id, channel_name), found.extend)
     return _answer(found)
 
