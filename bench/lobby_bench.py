@@ -1,6 +1,6 @@
 """Lobby fan-out: server CPU per public game creation, with lobby sockets open and without.
 
-    .venv/bin/python bench/lobby_bench.py [--watchers 0 300] [--games 40] [--runs 2]
+    .venv/bin/python bench/lobby_bench.py [--watchers 0 300] [--games 40] [--runs 2] [--rate 0]
 
 It starts one server process (``ratumrad_site.cluster``) on a throwaway database: PostgreSQL
 when ``DATABASE_URL`` names one, else SQLite; the Redis channel layer when ``REDIS_URL`` is
@@ -8,11 +8,17 @@ set, else the in-memory one. For each run and each ``--watchers`` count in turn 
 counts are measured in pairs, close in time), it opens that many lobby sockets, each of a
 guest of its own that asked for the game list and its changes (as the lobby page does), then
 creates ``--games`` public games one after another over REST, each by a guest of its own. A
-creation is over when every lobby socket has had the new game (``GAMES_CHANGED``). The
-server's CPU time over the creations, divided by their number, is printed (also as its user
-and system time: on the loopback a socket's system time includes its reader's TCP work) with
-PostgreSQL's (on PostgreSQL: all its processes on this machine) and the wall time per
-creation.
+creation is over when every lobby socket has had the new game (``GAMES_CHANGED``). With
+``--rate R`` the creations are made at R a second instead, each at its time whether the last
+has reached the sockets or not, as on a busy site; the run is over when every socket has had
+every game. The server's CPU time over the creations, divided by their number, is printed
+(also as its user and system time: on the loopback a socket's system time includes its
+reader's TCP work) with PostgreSQL's (on PostgreSQL: all its processes on this machine) and
+the wall time per creation. Before the creations the server's idle CPU with those sockets open
+is read over ``IDLE`` seconds; the means are printed as they are and less what the server
+would have spent idle for as long (its beats and timers): a creation that waits for the
+lobby's next frame to go out takes longer, and is charged more idle time, without costing
+more.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ BENCH_ENV = {
     "SOCKETS_PER_USER": "0",
 }
 SETTLE = 1.0  # seconds for the server to finish with sockets opening or closing
+IDLE = 2.0  # seconds the server's idle CPU is read over, with the run's sockets open
 WAIT = 30.0  # seconds a creation may take to reach every lobby socket
 
 
@@ -102,6 +109,7 @@ class Figures:
     system: float
     database: float  # PostgreSQL's
     wall: float
+    idle: float  # the server's CPU per creation had it been idle for as long (``IDLE``)
 
 
 def server_cpu(pids: list[int]) -> tuple[float, float]:
@@ -109,23 +117,43 @@ def server_cpu(pids: list[int]) -> tuple[float, float]:
     return sum(user for user, _ in split), sum(system for _, system in split)
 
 
-async def measure(site: Site, pid: int, watchers: int, games: int) -> Figures:
-    """The figures per public game creation with ``watchers`` lobby sockets."""
+async def shows_all(socket: Watcher, game_ids: list[int]) -> None:
+    for game_id in game_ids:
+        await socket.shows(game_id)
+
+
+async def measure(site: Site, pid: int, watchers: int, games: int, rate: float) -> Figures:
+    """The figures per public game creation with ``watchers`` lobby sockets, the creations
+    one after another (``rate`` 0) or ``rate`` a second."""
     sockets = await open_watchers(site, watchers)
     creators = []
     for start in range(0, games, 50):
         creators += await asyncio.gather(*(site.guest() for _ in range(min(50, games - start))))
     await asyncio.sleep(SETTLE)
     pids = with_descendants([pid])
+    idle_began, idle_before = time.perf_counter(), sum(server_cpu(pids))
+    await asyncio.sleep(IDLE)
+    idle_rate = (sum(server_cpu(pids)) - idle_before) / (time.perf_counter() - idle_began)
     user_before, system_before = server_cpu(pids)
     database_before = postgres_cpu()
     began = time.perf_counter()
-    for creator in creators:
-        body = {"name": "lobby bench", "max_players": 2}
-        game = await site.call("POST", "/api/games/", body, creator.token)
-        await asyncio.wait_for(
-            asyncio.gather(*(socket.shows(game["id"]) for socket in sockets)), WAIT
+    body = {"name": "lobby bench", "max_players": 2}
+    if rate:
+
+        async def create(at: float, token: str) -> int:
+            await asyncio.sleep(at - (time.perf_counter() - began))
+            return (await site.call("POST", "/api/games/", body, token))["id"]
+
+        made = await asyncio.gather(
+            *(create(number / rate, creator.token) for number, creator in enumerate(creators))
         )
+        await asyncio.wait_for(asyncio.gather(*(shows_all(each, made) for each in sockets)), WAIT)
+    else:
+        for creator in creators:
+            game = await site.call("POST", "/api/games/", body, creator.token)
+            await asyncio.wait_for(
+                asyncio.gather(*(socket.shows(game["id"]) for socket in sockets)), WAIT
+            )
     wall = time.perf_counter() - began
     user, system = server_cpu(pids)
     user, system = user - user_before, system - system_before
@@ -133,7 +161,14 @@ async def measure(site: Site, pid: int, watchers: int, games: int) -> Figures:
     await asyncio.gather(*(socket.close() for socket in sockets))
     await asyncio.sleep(SETTLE)
     per = 1000 / games
-    return Figures((user + system) * per, user * per, system * per, database * per, wall * per)
+    return Figures(
+        (user + system) * per,
+        user * per,
+        system * per,
+        database * per,
+        wall * per,
+        idle_rate * wall * per,
+    )
 
 
 async def main_async(args) -> None:
@@ -141,26 +176,39 @@ async def main_async(args) -> None:
         site, server, url = await one_server(stack, BENCH_ENV, "lobby")
         layer = "Redis" if os.environ.get("REDIS_URL") else "in-memory"
         database = "PostgreSQL" if url.startswith("postgres") else "SQLite"
-        print(f"one server process, {database}, {layer} channel layer; {args.games} games a run")
-        results: dict[int, list[float]] = {count: [] for count in args.watchers}
+        pace = f"{args.rate:g} a second" if args.rate else "one after another"
+        print(
+            f"one server process, {database}, {layer} channel layer;"
+            f" {args.games} games a run, {pace}"
+        )
+        results: dict[int, list[Figures]] = {count: [] for count in args.watchers}
         for run in range(1, args.runs + 1):
             for count in args.watchers:
-                got = await measure(site, server.pid, count, args.games)
-                results[count].append(got.cpu)
+                got = await measure(site, server.pid, count, args.games, args.rate)
+                results[count].append(got)
                 postgres = ""
                 if url.startswith("postgres"):
                     postgres = f", PostgreSQL {got.database:.1f} ms"
                 print(
                     f"run {run}: {count} lobby sockets: server CPU {got.cpu:.1f} ms"
-                    f" (user {got.user:.1f}, system {got.system:.1f}) per public game"
-                    f" creation{postgres} (wall {got.wall:.1f} ms)",
+                    f" (user {got.user:.1f}, system {got.system:.1f}; idle for as long"
+                    f" {got.idle:.1f}) per public game creation{postgres}"
+                    f" (wall {got.wall:.1f} ms)",
                     flush=True,
                 )
         base = args.watchers[0]
+
+        def mean(count: int, less_idle: bool) -> float:
+            got = results[count]
+            return sum(each.cpu - (each.idle if less_idle else 0) for each in got) / len(got)
+
         for count in args.watchers:
-            mean = sum(results[count]) / len(results[count])
-            ratio = mean / (sum(results[base]) / len(results[base]))
-            print(f"mean with {count} lobby sockets: {mean:.1f} ms ({ratio:.1f}x of {base})")
+            whole, less = mean(count, False), mean(count, True)
+            print(
+                f"mean with {count} lobby sockets: {whole:.1f} ms"
+                f" ({whole / mean(base, False):.1f}x of {base}); less the server's idle CPU"
+                f" for as long: {less:.1f} ms ({less / mean(base, True):.1f}x of {base})"
+            )
 
 
 def main() -> None:
@@ -169,6 +217,12 @@ def main() -> None:
     parser.add_argument("--watchers", type=int, nargs="+", default=[0, 300])
     parser.add_argument("--games", type=int, default=40, help="public games created per count")
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="creations a second (0: each once the last has reached every lobby socket)",
+    )
     uvloop.run(main_async(parser.parse_args()))
 
 

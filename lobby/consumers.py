@@ -5,7 +5,7 @@ sockets of a server process hear the lobby group through its hub (``lobby.hub``)
 the list (``lobby.games``, ``games.broadcast``), who is connected (``lobby.players``), a chat
 line. A socket sends ``GAMES`` with the status and kind filters of its last
 ``REQUEST_GAMES``; one that asked with ``"changes": true`` gets the whole list once and then,
-for a change of a public game, only that game's entry (``GAMES_CHANGED``), made once per
+for changes of public games, only those games' entries (``GAMES_CHANGED``), made once per
 process and filter by the hub. A socket that has asked for ``CONNECTED_PLAYERS`` once gets a
 fresh list whenever someone comes or goes. ``CREATE_GAME`` takes the fields of
 ``POST /api/games/`` and answers ``GAME_CREATED``.

@@ -3,8 +3,9 @@
 The lobby sockets of a process do not join the lobby group themselves. Its hub does, once,
 and hands each message on to them: a change of the list, who is online, a chat line. What is
 the same for many sockets is read and encoded once per message and process, and then written
-to each socket that wants it: the entry of a public game that changed (``GAMES_CHANGED``, to
-the sockets that asked for changes), the connected players, a chat line. A socket that needs
+to each socket that wants it: the entries of the public games that changed (``GAMES_CHANGED``,
+to the sockets that asked for changes; the changes of a busy moment together, at most a few
+frames a second), the connected players, a chat line. A socket that needs
 a message of its own (its whole list with its private games, a private game's change) gets
 the message in its inbox and handles it in turn, as before (``lobby.consumers``).
 
@@ -28,15 +29,14 @@ from channels.db import database_sync_to_async
 
 from games import broadcast, wire
 from games.fanout import Frame
-from lobby.lists import changes_frame, game_entry, players_frame
+from lobby.lists import changes_frame, game_entries, players_frame
 
 logger = logging.getLogger(__name__)
 
 FRAME = "lobby.frame"  # an inbox message: a frame made for this socket, to send as it is
 READ_SECONDS = 1.0  # the longest a read is shared (what changes unannounced shows by then)
-# A public game's changes within this long of the last one sent go out as one (``public_change``)
+# Public games' changes within this long of the last ones sent go out as one (``public_change``)
 COALESCE_SECONDS = 0.25
-SENT_KEPT = 1000  # games whose last change is remembered before the old ones are forgotten
 # What a read lists; a message about one makes the next read of it a new one.
 GAMES, PLAYERS, HISTORY = "games", "players", "history"
 TOPIC_OF = {"lobby.games": GAMES, "lobby.players": PLAYERS, "chat.line": HISTORY}
@@ -67,8 +67,9 @@ class LobbyHub:
         self.channel: asyncio.Future[str] | None = None  # the listener's, once it has one
         self.versions = dict.fromkeys((GAMES, PLAYERS, HISTORY), 0)
         self.reads: dict[tuple, tuple[int, float, asyncio.Future]] = {}
-        self.sent_at: dict[int, float] = {}  # a public game's last change sent, by its id
-        self.due: set[int] = set()  # public games whose next change waits for its time
+        self.sent_at: float | None = None  # when public games' changes last went out
+        # Public games whose changes wait for their time, with the last message of each
+        self.due: dict[int, dict] = {}
         self.sending: set[asyncio.Task] = set()  # those changes being sent
 
     def changed(self, *topics: str) -> None:
@@ -163,55 +164,52 @@ class LobbyHub:
                 await send_through(socket, frame)
 
     async def public_change(self, message: dict) -> None:
-        """A public game changed. Its change goes out at once, unless one went out less than
-        ``COALESCE_SECONDS`` ago: then those that come meanwhile go out as one at the end of
-        that time, the game read as it is then. Joining and leaving a game over and over cost
-        every lobby socket a frame per change; now at most a few a second."""
-        game_id = message["game"]
-        if game_id in self.due:
-            return  # its change is due, and will show what this one changed too
-        loop = asyncio.get_running_loop()
-        last = self.sent_at.get(game_id)
-        if last is not None and (wait := last + COALESCE_SECONDS - loop.time()) > 0:
-            self.due.add(game_id)
-            loop.call_later(wait, self._send_due, message)
+        """A public game changed. Its change goes out at once, unless public games' changes
+        went out less than ``COALESCE_SECONDS`` ago: then the changes that come meanwhile, of
+        any public game, go out as one frame at the end of that time, each game read as it is
+        then. A busy site's creations, seats and ends (or one game joined and left over and
+        over) cost every lobby socket at most a few frames a second, however many changes."""
+        if self.due:
+            self.due[message["game"]] = message  # it goes out with the changes due
             return
-        await self.send_change(message)
+        loop = asyncio.get_running_loop()
+        if self.sent_at is not None and (wait := self.sent_at + COALESCE_SECONDS - loop.time()) > 0:
+            self.due[message["game"]] = message
+            loop.call_later(wait, self._send_due)
+            return
+        await self.send_changes({message["game"]: message})
 
-    def _send_due(self, message: dict) -> None:
-        self.due.discard(message["game"])
-        task = asyncio.get_running_loop().create_task(self.send_change(message))
+    def _send_due(self) -> None:
+        due, self.due = self.due, {}
+        task = asyncio.get_running_loop().create_task(self.send_changes(due))
         self.sending.add(task)  # the loop keeps only weak references to its tasks
         task.add_done_callback(self._sent)
 
     def _sent(self, task: asyncio.Task) -> None:
         self.sending.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            logger.error("lobby: a game's change failed", exc_info=task.exception())
+            logger.error("lobby: games' changes failed", exc_info=task.exception())
 
-    async def send_change(self, message: dict) -> None:
-        """A public game's change: its entry to the sockets that asked for changes, read and
-        encoded once for each filter; the message to the others."""
-        game_id = message["game"]
-        now = asyncio.get_running_loop().time()
-        if len(self.sent_at) >= SENT_KEPT:
-            self.sent_at = {
-                key: at for key, at in self.sent_at.items() if at > now - COALESCE_SECONDS
-            }
-        self.sent_at[game_id] = now
+    async def send_changes(self, messages: dict[int, dict]) -> None:
+        """Public games' changes (their messages by game id): their entries to the sockets
+        that asked for changes, read once and encoded once for each filter; the last message
+        to the others, which read their whole list again."""
+        self.sent_at = asyncio.get_running_loop().time()
         sockets = tuple(self.sockets.values())
-        entry = None
+        entries: dict[int, dict | None] = {}
         if any(socket.changes for socket in sockets):
-            entry = await self.read(GAMES, ("entry", game_id), game_entry, game_id)
+            ids = tuple(messages)
+            entries = await self.read(GAMES, ("entries", *ids), game_entries, ids)
+        last = next(reversed(messages.values()))
         frames: dict[tuple, Frame] = {}
         for socket in sockets:
             if not socket.changes:
-                socket.inbox.put_nowait(message)
+                socket.inbox.put_nowait(last)
                 continue
             key = (socket.status_filter, socket.kind_filter)
             frame = frames.get(key)
             if frame is None:
-                frame = frames[key] = Frame(changes_frame(game_id, entry, *key))
+                frame = frames[key] = Frame(changes_frame(entries, *key))
             if not push(socket, frame):
                 await send_through(socket, frame)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+from collections.abc import Sequence
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -17,6 +18,7 @@ from games.models import Connection, Game, Seat
 
 GAMES_LISTED = 100  # the newest games; older ones are in the REST list
 HISTORY_LINES = 50  # lobby chat lines sent for REQUEST_HISTORY
+ENTRIES_READ = 500  # games' entries read in one statement at most
 
 
 def games_list(status: str | None, kind: str | None, user_id: int) -> list[dict]:
@@ -47,45 +49,59 @@ def private_games(status: str | None, kind: str | None, user_id: int) -> list[di
 
 
 def game_entry(game_id: int) -> dict | None:
-    """The list item of public game ``game_id``, or None when there is none. Every server
-    process reads it at each change of a public game that a lobby socket of its follows: one
-    raw statement, which the query compiler took longer to build than the database to run."""
-    found = rows.fetch_rows(_entry_sql(), [game_id, False])
-    if not found:
-        return None
-    count = len(Game._meta.concrete_fields)
-    return selectors.game_summary(rows.build(Game, found[0][:count]), found[0][count])
+    """The list item of public game ``game_id``, or None when there is none."""
+    return game_entries([game_id])[game_id]
 
 
-@functools.cache
-def _entry_sql() -> str:
-    """A game's row without what no summary shows (NULL in its place), and its seat count."""
+def game_entries(game_ids: Sequence[int]) -> dict[int, dict | None]:
+    """The list items of the public games ``game_ids``, in their order, None for a game that
+    is not (or no longer) a public one. Every server process reads them for the public games
+    whose changes it sends to its lobby sockets at one time (``lobby.hub``): one raw
+    statement, which the query compiler took longer to build than the database to run."""
+    found: dict[int, dict | None] = dict.fromkeys(game_ids)
+    count, ids = len(Game._meta.concrete_fields), list(found)
+    for start in range(0, len(ids), ENTRIES_READ):  # (SQLite takes at most 999 parameters)
+        part = ids[start : start + ENTRIES_READ]
+        for row in rows.fetch_rows(_entries_sql(len(part)), [*part, False]):
+            found[row[0]] = selectors.game_summary(rows.build(Game, row[1 : count + 1]), row[-1])
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _entries_sql(count: int) -> str:
+    """``count`` games' ids and rows without what no summary shows (NULL in its place),
+    each with its seat count."""
     game, quote = Game._meta, connection.ops.quote_name
     select = ", ".join(
         "NULL" if field.name in selectors.NOT_SUMMARIZED else f"game.{quote(field.column)}"
         for field in game.concrete_fields
     )
     seat = Seat._meta
-    return f"""SELECT {select}, (
+    return f"""SELECT game.{game.pk.column}, {select}, (
             SELECT COUNT(*) FROM {seat.db_table} seat
             WHERE seat.{seat.get_field("game").column} = game.{game.pk.column}
         )
         FROM {game.db_table} game
-        WHERE game.{game.pk.column} = %s AND game.{game.get_field("private").column} = %s"""
+        WHERE game.{game.pk.column} IN ({", ".join(["%s"] * count)})
+        AND game.{game.get_field("private").column} = %s"""
 
 
-def changes_frame(game_id: int, entry: dict | None, status: str | None, kind: str | None) -> str:
-    """``GAMES_CHANGED`` for a list filtered by ``status`` and ``kind``: the game's entry
-    when the list shows it, else its id in ``removed``."""
-    shown = (
-        entry is not None and status in (None, entry["status"]) and kind in (None, entry["kind"])
-    )
-    message: dict = {
-        "type": "GAMES_CHANGED",
-        "status": status,
-        "games": [entry] if shown else [],
-        "removed": [] if shown else [game_id],
-    }
+def changes_frame(entries: dict[int, dict | None], status: str | None, kind: str | None) -> str:
+    """``GAMES_CHANGED`` of the games ``entries`` (by id, None for one that is not a public
+    game any more) for a list filtered by ``status`` and ``kind``: the entries that the list
+    shows, and the ids of the others in ``removed``."""
+    games, removed = [], []
+    for game_id, entry in entries.items():
+        shown = (
+            entry is not None
+            and status in (None, entry["status"])
+            and kind in (None, entry["kind"])
+        )
+        if shown:
+            games.append(entry)
+        else:
+            removed.append(game_id)
+    message: dict = {"type": "GAMES_CHANGED", "status": status, "games": games, "removed": removed}
     if kind:
         message["kind"] = kind
     return wire.dumps(message)

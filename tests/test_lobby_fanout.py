@@ -350,3 +350,54 @@ async def test_a_games_changes_in_quick_succession_reach_each_socket_as_a_few_fr
         changed = await socket.expect("GAMES_CHANGED", timeout=hub.COALESCE_SECONDS / 2)
         assert changed["games"][0]["players"] == 1
     await close_all(*sockets)
+
+
+async def test_changes_of_many_public_games_in_quick_succession_reach_each_socket_together(
+    people, monkeypatch
+):
+    """A busy site's lobby: public games created and dealt one after another had cost every
+    lobby socket a frame and the server a read per change. The first change goes out at once;
+    those of any public game within ``COALESCE_SECONDS`` of it go as one frame at the end of
+    that time, with one read of all their entries, each game shown as it is then (and in
+    ``removed`` where a socket's filter no longer lists it)."""
+    everything = await watching(people[3:], 2, changes=True)
+    waiting = await watching(people[3:], 1, changes=True, status="WAITING")
+    sockets = everything + waiting
+    first = await waiting_game(people[0], name="Erstes")
+    for socket in sockets:  # alone: at once
+        assert ids(await socket.expect("GAMES_CHANGED", timeout=hub.COALESCE_SECONDS / 2)) == [
+            first
+        ]
+    began = time.monotonic()
+    with every_statement(monkeypatch) as statements:
+        created = [await waiting_game(people[n % 3], max_players=2) for n in range(10)]
+        await database_sync_to_async(game_join)(game_id=created[0], user=people[1])
+        await database_sync_to_async(game_start)(game_id=created[0], user=people[0])
+        took = time.monotonic() - began
+        await asyncio.sleep(hub.COALESCE_SECONDS + 0.2)
+    windows = int(took / hub.COALESCE_SECONDS) + 2  # the changes' time, in windows
+    # The entries' read (``lobby.lists.game_entries``): the games with their seats counted
+    entry_reads = [
+        sql for sql in statements if "FROM games_seat seat WHERE" in " ".join(sql.split())
+    ]
+    assert 1 <= len(entry_reads) <= windows < len(created), (entry_reads, took)
+    for socket in sockets:
+        frames = [m for m in await socket.drain() if m["type"] == "GAMES_CHANGED"]
+        assert 1 <= len(frames) <= windows < len(created), (len(frames), took)
+        shown: dict[int, dict] = {}
+        removed: set[int] = set()
+        for frame in frames:  # as a client keeps its list (docs/protocol.md, 3.4)
+            for entry in frame["games"]:
+                shown[entry["id"]] = entry
+                removed.discard(entry["id"])
+            for game_id in frame["removed"]:
+                shown.pop(game_id, None)
+                removed.add(game_id)
+        if socket in waiting:  # the dealt game has left the WAITING list
+            assert set(shown) == set(created[1:]) and created[0] in removed
+        else:
+            assert set(shown) == set(created)
+            assert shown[created[0]]["status"] == "PREPARATION"
+            assert shown[created[0]]["players"] == 2
+        assert {entry["status"] for key, entry in shown.items() if key != created[0]} == {"WAITING"}
+    await close_all(*sockets)
