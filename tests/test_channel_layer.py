@@ -10,14 +10,15 @@ import asyncio
 import os
 import secrets
 import shutil
+import socket
 
 import pytest
 import redis
 from channels_redis.pubsub import RedisPubSubChannelLayer
-from redis.asyncio.client import Pipeline
 
 from games import broadcast
 from games.channel_layer import MARKER, RESUMED, TAG_BYTES, LocalFirstPubSubChannelLayer
+from games.redis_publisher import LeanPublisher, _Connection
 from tests.real_server import PrivateRedis
 
 pytestmark = pytest.mark.skipif(
@@ -169,45 +170,57 @@ async def test_a_process_without_members_of_the_group_only_publishes(layers):
     assert here._get_layer().groups == {}
 
 
-async def test_messages_published_while_others_are_on_their_way_go_together_in_order(
-    layers, monkeypatch
-):
+def publisher_of(layer, group: str) -> LeanPublisher:
+    loop_layer = layer._get_layer()
+    publisher = loop_layer._get_shard(loop_layer._get_group_channel_name(group))._publisher
+    assert isinstance(publisher, LeanPublisher)  # a redis:// address: served by it
+    return publisher
+
+
+def count_writes(monkeypatch) -> list[int]:
+    """The number of commands in each write the publishers make."""
+    writes = []
+    write = _Connection.write
+
+    def counted(self, batch):
+        writes.append(len(batch.futures))
+        return write(self, batch)
+
+    monkeypatch.setattr(_Connection, "write", counted)
+    return writes
+
+
+async def test_messages_published_in_one_loop_turn_go_in_one_write_in_order(layers, monkeypatch):
     here, there = layers
     remote = await member(there, "game-4")
-    round_trips = []
-    execute = Pipeline.execute
-
-    async def counted(self, *args, **kwargs):
-        round_trips.append(len(self.command_stack))
-        return await execute(self, *args, **kwargs)
-
-    monkeypatch.setattr(Pipeline, "execute", counted)
+    writes = count_writes(monkeypatch)
     await asyncio.gather(*(here.group_send("game-4", {"type": "t", "n": n}) for n in range(100)))
     assert [(await receive(there, remote))["n"] for _ in range(100)] == list(range(100))
-    # Made in one turn of the event loop, they went in one round trip.
-    assert round_trips == [100]
-    # Messages made while a batch is on its way wait for it, and go together after it.
-    round_trips.clear()
+    # Made in one turn of the event loop, they went in one write (the connection's first).
+    assert writes == [100]
+    # Messages of the next turns go in writes of their own, without waiting for the first
+    # batch's replies, and reach the other process in the order of the calls.
+    writes.clear()
     first = asyncio.create_task(here.group_send("game-4", {"type": "t", "n": 100}))
-    await asyncio.sleep(0)  # the batch of one leaves
+    await asyncio.sleep(0)  # the write of one leaves
     await asyncio.gather(
         first, *(here.group_send("game-4", {"type": "t", "n": n}) for n in (101, 102))
     )
     assert [(await receive(there, remote))["n"] for _ in range(3)] == [100, 101, 102]
-    assert round_trips == [1, 2]
+    assert writes == [1, 2]
 
 
 async def test_a_new_socket_does_not_wait_for_the_messages_being_published(layers, monkeypatch):
     here, _ = layers
     await member(here, "game-5")  # Redis is connected
     stalled = asyncio.Event()
-    execute = Pipeline.execute
+    connect = LeanPublisher._connect
 
-    async def slow(self, *args, **kwargs):
+    async def slow(self):
         await stalled.wait()
-        return await execute(self, *args, **kwargs)
+        return await connect(self)
 
-    monkeypatch.setattr(Pipeline, "execute", slow)
+    monkeypatch.setattr(LeanPublisher, "_connect", slow)
     sending = asyncio.create_task(here.group_send("game-5", {"type": "t"}))
     await asyncio.sleep(0.05)
     assert not sending.done()
@@ -223,25 +236,36 @@ async def test_a_failed_batch_is_each_senders_error_and_the_next_one_goes(
     here, there = layers
     remote = await member(there, "game-7")
     local = await member(here, "game-7")
-    execute = Pipeline.execute
+    publisher = publisher_of(here, "game-7")
     down = [True]
+    connect = LeanPublisher._connect
 
-    async def failing(self, *args, **kwargs):
+    async def refused(self):
         if down[0]:
-            raise redis.ConnectionError("Redis is down")
-        return await execute(self, *args, **kwargs)
+            self._port = unused_port()
+        return await connect(self)
 
-    monkeypatch.setattr(Pipeline, "execute", failing)
-    with pytest.raises(redis.ConnectionError):
-        await here.group_send_soon("game-7", {"type": "t", "n": 1})
+    monkeypatch.setattr(LeanPublisher, "_connect", refused)
+    real_port = publisher._port
+    sending = [here.group_send_soon("game-7", {"type": "t", "n": n}) for n in (1, 2)]
+    for sent in sending:
+        with pytest.raises(redis.ConnectionError):
+            await sent
     # group_send tells this process's members and goes on: a socket that opens or closes
     # while Redis is down announces its presence here, and is not refused for it.
-    await here.group_send("game-7", {"type": "t", "n": 2})
+    await here.group_send("game-7", {"type": "t", "n": 3})
     assert "game-7 heard only in this process" in caplog.text
     down[0] = False
-    await here.group_send("game-7", {"type": "t", "n": 3})
-    assert await receive(there, remote) == {"type": "t", "n": 3}
-    assert [(await receive(here, local))["n"] for _ in range(3)] == [1, 2, 3]
+    publisher._port = real_port
+    await here.group_send("game-7", {"type": "t", "n": 4})
+    assert await receive(there, remote) == {"type": "t", "n": 4}
+    assert [(await receive(here, local))["n"] for _ in range(4)] == [1, 2, 3, 4]
+
+
+def unused_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]  # closed again: nothing listens there
 
 
 async def test_processes_of_the_older_untagged_layer_neither_break_nor_share_groups(layers):
