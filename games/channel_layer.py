@@ -46,7 +46,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from games.redis_publisher import LeanPublisher
+from games.redis_publisher import LeanPublisher, settle
 
 log = logging.getLogger(__name__)
 
@@ -277,15 +277,7 @@ class LocalFirstShard(RedisSingleShardConnection):
 
 
 def _settle(batch: list[tuple[str, bytes, asyncio.Future]], error: BaseException | None) -> None:
-    for _, _, sent in batch:
-        if sent.done():
-            continue
-        if error is None:
-            sent.set_result(None)
-        elif isinstance(error, asyncio.CancelledError):
-            sent.cancel()
-        else:
-            sent.set_exception(error)
+    settle([sent for _, _, sent in batch], error)
 
 
 class LocalFirstLoopLayer(RedisPubSubLoopLayer):

@@ -4,7 +4,7 @@ Every move and broadcast of a server process is a PUBLISH. Through redis-py's pi
 costs about twice the CPU of what Redis and the socket ask (its command packing, connection
 checkout, response parsing and retry wrapper, per batch). Here the messages published in one
 turn of the event loop leave in one write of hand-packed RESP, and ``hiredis`` reads the
-replies as they come, settling each batch's futures when its last reply is in.
+replies as they come, settling each sender's future as its reply is in.
 
 What the layer relied on with redis-py stays:
 - messages leave in the order of the calls, those of one loop turn in one write;
@@ -45,6 +45,19 @@ def _command(*parts: bytes) -> bytes:
     return b"".join(out)
 
 
+def settle(futures, error: BaseException | None) -> None:
+    """Each future not settled yet: done, cancelled, or its sender's error."""
+    for future in futures:
+        if future.done():
+            continue
+        if error is None:
+            future.set_result(None)
+        elif isinstance(error, asyncio.CancelledError):
+            future.cancel()
+        else:
+            future.set_exception(error)
+
+
 class _Batch:
     """The commands of one write: their futures, and the bytes to send once more."""
 
@@ -69,13 +82,7 @@ class _Batch:
 
     def fail(self, error: BaseException) -> None:
         """The futures not answered yet: each sender's error (or cancelled)."""
-        for future in self.futures[self.answered :]:
-            if future.done():
-                continue
-            if isinstance(error, asyncio.CancelledError):
-                future.cancel()
-            else:
-                future.set_exception(error)
+        settle(self.futures[self.answered :], error)
 
 
 class _Connection(asyncio.Protocol):
@@ -169,12 +176,9 @@ class LeanPublisher:
 
     def publish_soon(self, channel: str, message: bytes) -> asyncio.Future:
         """Put the message in this loop turn's write; the future settles when Redis has it."""
-        loop = asyncio.get_running_loop()
-        sent = loop.create_future()
+        sent = asyncio.get_running_loop().create_future()
         self._outbox.append((channel.encode(), message, sent))
-        if not self._scheduled:
-            self._scheduled = True
-            loop.call_soon(self._flush)
+        self._schedule()
         return sent
 
     def _flush(self) -> None:
@@ -219,13 +223,8 @@ class LeanPublisher:
                     hello.resent = True  # never sent again: a lost greeting fails the connect
                     connection.write(hello)
                     await greeted
-        except asyncio.CancelledError:
-            self._fail_pending(asyncio.CancelledError())
-            connection.lost = True
-            if connection.transport is not None:
-                connection.transport.abort()
-            raise
-        except (OSError, TimeoutError, RedisConnectionError, ResponseError) as error:
+        except (asyncio.CancelledError, OSError, RedisConnectionError, ResponseError) as error:
+            # TimeoutError (asyncio.timeout's) is an OSError: tested first.
             if isinstance(error, TimeoutError):
                 error = RedisTimeoutError(f"Redis did not answer in {self.connect_timeout} s")
             elif isinstance(error, OSError):
@@ -234,6 +233,8 @@ class LeanPublisher:
             connection.lost = True
             if connection.transport is not None:
                 connection.transport.abort()
+            if isinstance(error, asyncio.CancelledError):
+                raise
             return
         finally:
             self._connecting = None
@@ -254,7 +255,7 @@ class LeanPublisher:
         resend, self._resend = self._resend, []
         for batch in resend:
             batch.fail(error)
-        _Batch([sent for _, _, sent in outbox], b"").fail(error)
+        settle([sent for _, _, sent in outbox], error)
 
     def _lost(self, connection: _Connection, error: BaseException) -> None:
         """A connection went: what it carried is sent once more on a new one, or fails."""

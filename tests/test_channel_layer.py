@@ -268,6 +268,29 @@ def unused_port() -> int:
         return probe.getsockname()[1]  # closed again: nothing listens there
 
 
+async def test_addresses_the_publisher_does_not_serve_publish_through_redis_py_in_order():
+    """A host dict with options of its own (as TLS or a sentinel would have) keeps redis-py's
+    pipeline: its messages too reach the other process, in order."""
+    prefix = f"layer-test-{secrets.token_hex(4)}"
+    here, there = (
+        LocalFirstPubSubChannelLayer(
+            hosts=[{"address": os.environ["REDIS_URL"], "health_check_interval": 0}],
+            prefix=prefix,
+        )
+        for _ in range(2)
+    )
+    try:
+        remote = await member(there, "game-9")
+        loop_layer = here._get_layer()
+        shard = loop_layer._get_shard(loop_layer._get_group_channel_name("game-9"))
+        assert shard._publisher is None
+        await asyncio.gather(*(here.group_send("game-9", {"type": "t", "n": n}) for n in range(20)))
+        assert [(await receive(there, remote))["n"] for _ in range(20)] == list(range(20))
+    finally:
+        for layer in (here, there):
+            await layer.flush()
+
+
 async def test_processes_of_the_older_untagged_layer_neither_break_nor_share_groups(layers):
     here, _ = layers
     older = RedisPubSubChannelLayer(
