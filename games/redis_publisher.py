@@ -133,24 +133,40 @@ class _Connection(asyncio.Protocol):
             )
 
 
-class LeanPublisher:
-    """PUBLISH on one connection of this event loop, opened when first needed."""
+class RedisAddress:
+    """Where a Redis is and how to greet it, from a plain ``redis://`` or ``unix://`` URL."""
 
-    def __init__(self, url: str, connect_timeout: float = 2.0, reply_timeout: float = 5.0):
+    def __init__(self, url: str) -> None:
         options = parse_url(url)
-        self._unix_path = (
+        self.unix_path = (
             options.get("path")
             if options.get("connection_class") is UnixDomainSocketConnection
             else None
         )
-        self._host = options.get("host", "localhost")
-        self._port = options.get("port", 6379)
-        self._hello = b""
+        self.host = options.get("host", "localhost")
+        self.port = options.get("port", 6379)
+        self.hello = b""  # AUTH, when the URL names a password
         if options.get("password") is not None:
             credentials = [options["password"].encode()]
             if options.get("username"):
                 credentials.insert(0, options["username"].encode())
-            self._hello = _command(b"AUTH", *credentials)
+            self.hello = _command(b"AUTH", *credentials)
+
+    async def connect(self, protocol: asyncio.Protocol) -> None:
+        loop = asyncio.get_running_loop()
+        if self.unix_path is not None:
+            await loop.create_unix_connection(lambda: protocol, self.unix_path)
+        else:
+            await loop.create_connection(lambda: protocol, self.host, self.port)
+
+
+class LeanPublisher:
+    """PUBLISH on one connection of this event loop, opened when first needed."""
+
+    def __init__(
+        self, address: str | RedisAddress, connect_timeout: float = 2.0, reply_timeout: float = 5.0
+    ):
+        self._address = address if isinstance(address, RedisAddress) else RedisAddress(address)
         self.connect_timeout = connect_timeout
         self.reply_timeout = reply_timeout
         self._outbox: list[tuple[bytes, bytes, asyncio.Future]] = []
@@ -213,13 +229,10 @@ class LeanPublisher:
         connection = _Connection(self)
         try:
             async with asyncio.timeout(self.connect_timeout):
-                if self._unix_path is not None:
-                    await loop.create_unix_connection(lambda: connection, self._unix_path)
-                else:
-                    await loop.create_connection(lambda: connection, self._host, self._port)
-                if self._hello:
+                await self._address.connect(connection)
+                if self._address.hello:
                     greeted = loop.create_future()
-                    hello = _Batch([greeted], self._hello)
+                    hello = _Batch([greeted], self._address.hello)
                     hello.resent = True  # never sent again: a lost greeting fails the connect
                     connection.write(hello)
                     await greeted

@@ -14,6 +14,7 @@ from django.db.backends.signals import connection_created
 
 from games.limits import SocketRates
 from tests import paths
+from tests.fake_redis import fake  # noqa: F401 (the Redis publisher and subscriber tests)
 from tests.paths import move_path, path_seen  # noqa: F401 (the socket tests' fixtures)
 
 PASSWORD = "Velo-im-Regen-42"

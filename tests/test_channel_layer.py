@@ -18,7 +18,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 
 from games import broadcast
 from games.channel_layer import MARKER, RESUMED, TAG_BYTES, LocalFirstPubSubChannelLayer
-from games.redis_publisher import LeanPublisher, _Connection
+from games.redis_publisher import LeanPublisher, RedisAddress, _Connection
 from tests.real_server import PrivateRedis
 
 pytestmark = pytest.mark.skipif(
@@ -239,14 +239,14 @@ async def test_a_failed_batch_is_each_senders_error_and_the_next_one_goes(
     publisher = publisher_of(here, "game-7")
     down = [True]
     connect = LeanPublisher._connect
+    nowhere = RedisAddress(f"redis://127.0.0.1:{unused_port()}/0")
+    real = publisher._address
 
     async def refused(self):
-        if down[0]:
-            self._port = unused_port()
+        self._address = nowhere if down[0] else real
         return await connect(self)
 
     monkeypatch.setattr(LeanPublisher, "_connect", refused)
-    real_port = publisher._port
     sending = [here.group_send_soon("game-7", {"type": "t", "n": n}) for n in (1, 2)]
     for sent in sending:
         with pytest.raises(redis.ConnectionError):
@@ -256,7 +256,6 @@ async def test_a_failed_batch_is_each_senders_error_and_the_next_one_goes(
     await here.group_send("game-7", {"type": "t", "n": 3})
     assert "game-7 heard only in this process" in caplog.text
     down[0] = False
-    publisher._port = real_port
     await here.group_send("game-7", {"type": "t", "n": 4})
     assert await receive(there, remote) == {"type": "t", "n": 4}
     assert [(await receive(here, local))["n"] for _ in range(4)] == [1, 2, 3, 4]

@@ -1,83 +1,17 @@
 """The channel layer's publisher (``games.redis_publisher``), against a small Redis of the
-test's own that answers, stalls, refuses or hangs up as each test asks.
+test's own (``tests.fake_redis``) that answers, stalls, refuses or hangs up as each test asks.
 
 The layer's own tests (tests/test_channel_layer.py) run it against the real Redis.
 """
 
 import asyncio
 
-import hiredis
 import pytest
 import redis
 
 from games.redis_publisher import LeanPublisher
 
 TIMEOUT = 5
-
-
-class FakeRedis:
-    """Reads RESP commands; ``answer(command, connection_number)`` gives the reply's bytes,
-    ``None`` to stay silent, or ``"close"`` to hang up."""
-
-    def __init__(self, answer=None) -> None:
-        self.answer = answer or (lambda command, number: b":1\r\n")
-        self.commands: list[tuple[int, list[bytes]]] = []
-        self.connections = 0
-        self.server: asyncio.base_events.Server | None = None
-
-    async def start(self, unix_path=None) -> "FakeRedis":
-        if unix_path is None:
-            self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        else:
-            self.server = await asyncio.start_unix_server(self._serve, unix_path)
-        return self
-
-    @property
-    def port(self) -> int:
-        return self.server.sockets[0].getsockname()[1]
-
-    def url(self, credentials: str = "") -> str:
-        return f"redis://{credentials}127.0.0.1:{self.port}/0"
-
-    async def _serve(self, reader, writer) -> None:
-        self.connections += 1
-        number = self.connections
-        parser = hiredis.Reader()
-        try:
-            while data := await reader.read(65536):
-                parser.feed(data)
-                while (command := parser.gets()) is not False:
-                    self.commands.append((number, command))
-                    reply = self.answer(command, number)
-                    if reply == "close":
-                        writer.close()
-                        return
-                    if reply is not None:
-                        writer.write(reply)
-        except ConnectionError:
-            pass
-        finally:
-            writer.close()
-
-    def published(self) -> list[bytes]:
-        return [command[2] for _, command in self.commands if command[0] == b"PUBLISH"]
-
-    async def stop(self) -> None:
-        self.server.close()
-
-
-@pytest.fixture
-async def fake():
-    servers = []
-
-    async def start(answer=None, unix_path=None):
-        server = await FakeRedis(answer).start(unix_path)
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        await server.stop()
 
 
 @pytest.fixture
