@@ -102,9 +102,9 @@ class LocalFirstShard(RedisSingleShardConnection):
             self._ensure_redis()
             self._ensure_receiver()
             if self._lost:
-                return
+                return  # the renewal takes it
             try:
-                await self._pubsub.subscribe(channel)
+                await self._subscribe_now(channel)
             except UNREACHABLE as error:
                 self._lose(error)
 
@@ -113,12 +113,19 @@ class LocalFirstShard(RedisSingleShardConnection):
             if channel not in self._subscribed_to:
                 return
             self._subscribed_to.discard(channel)
-            if self._lost or self._pubsub is None:
+            if self._lost:
                 return
             try:
-                await self._pubsub.unsubscribe(channel)
+                await self._unsubscribe_now(channel)
             except UNREACHABLE as error:
                 self._lose(error)
+
+    async def _subscribe_now(self, channel: str) -> None:
+        await self._pubsub.subscribe(channel)
+
+    async def _unsubscribe_now(self, channel: str) -> None:
+        if self._pubsub is not None:
+            await self._pubsub.unsubscribe(channel)
 
     def _lose(self, error: BaseException) -> None:
         if not self._lost:
@@ -276,31 +283,20 @@ class LeanShard(LocalFirstShard):
             self._address, self._hear, self._dropped, SUBSCRIBE_OPTIONS["socket_connect_timeout"]
         )
 
-    async def subscribe(self, channel: str) -> None:
-        async with self._lock:
-            if channel in self._subscribed_to:
-                return
-            self._subscribed_to.add(channel)
-            if self._lost:
-                return  # the renewal takes it
-            try:
-                if self._connection is None:
-                    self._connection = await self._open()
-                self._connection.subscribe(channel)
-            except UNREACHABLE as error:
-                self._lose(error)
+    def _ensure_redis(self) -> None:
+        pass  # no redis-py client: the connections are this shard's own
 
-    async def unsubscribe(self, channel: str) -> None:
-        async with self._lock:
-            if channel not in self._subscribed_to:
-                return
-            self._subscribed_to.discard(channel)
-            if self._lost or self._connection is None:
-                return
-            try:
-                self._connection.unsubscribe(channel)
-            except UNREACHABLE as error:
-                self._lose(error)
+    def _ensure_receiver(self) -> None:
+        pass  # the connection hands messages on as they arrive
+
+    async def _subscribe_now(self, channel: str) -> None:
+        if self._connection is None:
+            self._connection = await self._open()
+        self._connection.subscribe(channel)
+
+    async def _unsubscribe_now(self, channel: str) -> None:
+        if self._connection is not None:
+            self._connection.unsubscribe(channel)
 
     def _dropped(self, connection: SubscriberConnection, error: BaseException) -> None:
         if connection is self._connection:
