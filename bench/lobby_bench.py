@@ -19,6 +19,14 @@ is read over ``IDLE`` seconds; the means are printed as they are and less what t
 would have spent idle for as long (its beats and timers): a creation that waits for the
 lobby's next frame to go out takes longer, and is charged more idle time, without costing
 more.
+
+Between counts the server is left to settle: a closed lobby socket's user goes offline
+``GRACE`` seconds after it closed (``PRESENCE_GRACE_SECONDS``), and 300 such departures cost
+the server about a third of a second of CPU, which once fell into the next count's readings.
+Creations one after another with lobby sockets open are paced by the lobby's frames (at most
+one each ``lobby.hub.COALESCE_SECONDS``), without them they follow each other at once, and a
+creation after a pause costs more: ``--rate 3`` makes each creation its own frame, sent at
+once, at the same pace for every count.
 """
 
 from __future__ import annotations
@@ -40,13 +48,20 @@ import uvloop  # noqa: E402
 from loadtest import SERVER_ENV, Site, one_server, raise_file_limit  # noqa: E402
 from procfs import cpu_seconds, cpu_split, pids_named, with_descendants  # noqa: E402
 
+GRACE = 5.0  # seconds a closed socket's user stays online (PRESENCE_GRACE_SECONDS, as the site's)
 BENCH_ENV = {
     **SERVER_ENV,
+    "PRESENCE_GRACE_SECONDS": str(GRACE),
     "GAMES_WAITING_PER_USER": "0",  # no limit
     "GAME_RATE": "1000000/min",
     "SOCKETS_PER_USER": "0",
 }
 SETTLE = 1.0  # seconds for the server to finish with sockets opening or closing
+# Then it has settled once it used at most QUIET seconds of CPU over a second (a clock tick:
+# less than a tenth of what 300 closed sockets' departures cost, GRACE after they closed), at
+# most SETTLE_TIMEOUT seconds later. Without this a run's sockets left the server working
+# into the next run's readings.
+QUIET, SETTLE_TIMEOUT = 0.011, 60.0
 IDLE = 2.0  # seconds the server's idle CPU is read over, with the run's sockets open
 WAIT = 30.0  # seconds a creation may take to reach every lobby socket
 
@@ -117,6 +132,18 @@ def server_cpu(pids: list[int]) -> tuple[float, float]:
     return sum(user for user, _ in split), sum(system for _, system in split)
 
 
+async def settle(pids: list[int]) -> None:
+    """Wait ``SETTLE`` seconds, then until the server is quiet (``QUIET``)."""
+    await asyncio.sleep(SETTLE)
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while time.monotonic() < deadline:
+        used = sum(server_cpu(pids))
+        await asyncio.sleep(1.0)
+        if sum(server_cpu(pids)) - used <= QUIET:
+            return
+    print(f"the server did not settle within {SETTLE_TIMEOUT:.0f} s", flush=True)
+
+
 async def shows_all(socket: Watcher, game_ids: list[int]) -> None:
     for game_id in game_ids:
         await socket.shows(game_id)
@@ -129,8 +156,8 @@ async def measure(site: Site, pid: int, watchers: int, games: int, rate: float) 
     creators = []
     for start in range(0, games, 50):
         creators += await asyncio.gather(*(site.guest() for _ in range(min(50, games - start))))
-    await asyncio.sleep(SETTLE)
     pids = with_descendants([pid])
+    await settle(pids)
     idle_began, idle_before = time.perf_counter(), sum(server_cpu(pids))
     await asyncio.sleep(IDLE)
     idle_rate = (sum(server_cpu(pids)) - idle_before) / (time.perf_counter() - idle_began)
@@ -159,7 +186,9 @@ async def measure(site: Site, pid: int, watchers: int, games: int, rate: float) 
     user, system = user - user_before, system - system_before
     database = postgres_cpu() - database_before
     await asyncio.gather(*(socket.close() for socket in sockets))
-    await asyncio.sleep(SETTLE)
+    if sockets:
+        await asyncio.sleep(GRACE)  # their users' departures are due then
+    await settle(pids)
     per = 1000 / games
     return Figures(
         (user + system) * per,
