@@ -111,8 +111,15 @@ async def open_watchers(site: Site, count: int) -> list[Watcher]:
     return watchers
 
 
-def postgres_cpu() -> float:
-    return sum(cpu_seconds(pid) for pid in pids_named("postgres"))
+def postgres_cpu() -> dict[int, float]:
+    """The CPU time of each PostgreSQL process by its id."""
+    return {pid: cpu_seconds(pid) for pid in pids_named("postgres")}
+
+
+def postgres_since(before: dict[int, float]) -> float:
+    """PostgreSQL's CPU time since ``before``; a process that ended meanwhile counts what it
+    used until ``before`` no more (its time would otherwise come off)."""
+    return sum(used - before.get(pid, 0.0) for pid, used in postgres_cpu().items())
 
 
 @dataclass(frozen=True)
@@ -184,7 +191,7 @@ async def measure(site: Site, pid: int, watchers: int, games: int, rate: float) 
     wall = time.perf_counter() - began
     user, system = server_cpu(pids)
     user, system = user - user_before, system - system_before
-    database = postgres_cpu() - database_before
+    database = postgres_since(database_before)
     await asyncio.gather(*(socket.close() for socket in sockets))
     if sockets:
         await asyncio.sleep(GRACE)  # their users' departures are due then
