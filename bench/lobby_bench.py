@@ -117,8 +117,9 @@ def postgres_cpu() -> dict[int, float]:
 
 
 def postgres_since(before: dict[int, float]) -> float:
-    """PostgreSQL's CPU time since ``before``; a process that ended meanwhile counts what it
-    used until ``before`` no more (its time would otherwise come off)."""
+    """PostgreSQL's CPU time since ``before``, process by process: one started meanwhile
+    counts from zero, one that ended meanwhile is left out (a plain difference of the sums
+    took its whole time off)."""
     return sum(used - before.get(pid, 0.0) for pid, used in postgres_cpu().items())
 
 
