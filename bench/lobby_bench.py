@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 import orjson  # noqa: E402
 import uvloop  # noqa: E402
 from loadtest import SERVER_ENV, Site, one_server, raise_file_limit  # noqa: E402
-from procfs import cpu_seconds, cpu_split, pids_named, with_descendants  # noqa: E402
+from procfs import cpu_seconds, cpu_split, pids_named, until_quiet, with_descendants  # noqa: E402
 
 GRACE = 5.0  # seconds a closed socket's user stays online (PRESENCE_GRACE_SECONDS, as the site's)
 BENCH_ENV = {
@@ -142,14 +142,8 @@ def server_cpu(pids: list[int]) -> tuple[float, float]:
 
 async def settle(pids: list[int]) -> None:
     """Wait ``SETTLE`` seconds, then until the server is quiet (``QUIET``)."""
-    await asyncio.sleep(SETTLE)
-    deadline = time.monotonic() + SETTLE_TIMEOUT
-    while time.monotonic() < deadline:
-        used = sum(server_cpu(pids))
-        await asyncio.sleep(1.0)
-        if sum(server_cpu(pids)) - used <= QUIET:
-            return
-    print(f"the server did not settle within {SETTLE_TIMEOUT:.0f} s", flush=True)
+    if not await until_quiet(lambda: sum(server_cpu(pids)), QUIET, SETTLE, SETTLE_TIMEOUT):
+        print(f"the server did not settle within {SETTLE_TIMEOUT:.0f} s", flush=True)
 
 
 async def shows_all(socket: Watcher, game_ids: list[int]) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -95,3 +98,17 @@ def thread_seconds(pid: int, tid: int | None = None) -> float:
         return int(Path(f"/proc/{pid}/task/{tid or pid}/schedstat").read_text().split()[0]) / 1e9
     except (OSError, IndexError, ValueError):
         return 0.0
+
+
+async def until_quiet(cpu: Callable[[], float], quiet: float, least: float, timeout: float) -> bool:
+    """Wait ``least`` seconds, then until ``cpu()`` (CPU seconds so far) grows by at most
+    ``quiet`` over a second: a server done with what it was asked. False when that has not
+    come within ``timeout`` seconds more."""
+    await asyncio.sleep(least)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        used = cpu()
+        await asyncio.sleep(1.0)
+        if cpu() - used <= quiet:
+            return True
+    return False

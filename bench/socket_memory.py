@@ -46,7 +46,6 @@ import secrets
 import signal
 import sys
 import tempfile
-import time
 import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +58,7 @@ import uvloop  # noqa: E402
 from allocations import by_group, by_line, grown  # noqa: E402
 from loadtest import Player, Site, Stats, Table, raise_file_limit, wait_ready  # noqa: E402
 from lobby_bench import BENCH_ENV  # noqa: E402
-from procfs import cpu_seconds, rss_kib  # noqa: E402
+from procfs import cpu_seconds, rss_kib, until_quiet  # noqa: E402
 
 from ratumrad_site import cluster  # noqa: E402
 from tests.real_server import server_database  # noqa: E402
@@ -119,14 +118,8 @@ class Server:
 
     async def settle(self) -> None:
         """Wait until the server is done with what the sockets asked for (see QUIET)."""
-        await asyncio.sleep(SETTLE)
-        deadline = time.monotonic() + SETTLE_TIMEOUT
-        while time.monotonic() < deadline:
-            used = cpu_seconds(self.pid)
-            await asyncio.sleep(1.0)
-            if cpu_seconds(self.pid) - used < QUIET:
-                return
-        print(f"the server did not settle within {SETTLE_TIMEOUT:.0f} s", flush=True)
+        if not await until_quiet(lambda: cpu_seconds(self.pid), QUIET, SETTLE, SETTLE_TIMEOUT):
+            print(f"the server did not settle within {SETTLE_TIMEOUT:.0f} s", flush=True)
 
     async def snapshot(self) -> tracemalloc.Snapshot | None:
         if self.snapshot_file is None:
